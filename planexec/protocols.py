@@ -1,0 +1,102 @@
+"""The seams between planexec's parts, as small Protocols (the LLM and Tool seams live beside their code)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from planexec.models import Evaluation, Plan, PlanStep, StepResult, ToolAttempt, Verdict
+    from planexec.tools.base import Tool, ToolContext, ToolOutput
+    from planexec.tools.registry import ToolRegistry
+
+
+@dataclass
+class PlanningContext:
+    """What a planner may look at: the tools, the inputs, retrieved knowledge, and on a replan what happened."""
+
+    request: str
+    tools: ToolRegistry
+    files: tuple[Path, ...] = ()
+    images: Path | None = None
+    rag_chunks: tuple[str, ...] = ()
+    capabilities: tuple[Any, ...] = ()
+    completed: tuple[StepResult, ...] = ()
+    failure: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@runtime_checkable
+class Planner(Protocol):
+    """Turns a request into a validated plan."""
+
+    name: str
+
+    def plan(self, ctx: PlanningContext) -> Plan: ...
+
+
+@runtime_checkable
+class InputGenerator(Protocol):
+    """Produces a tool's arguments for a step."""
+
+    def generate(self, step: PlanStep, tool: Tool, ctx: ToolContext) -> dict[str, Any]: ...
+
+
+@runtime_checkable
+class Verifier(Protocol):
+    """Decides whether a tool's output achieved the step (heuristics first, LLM when undecided)."""
+
+    def verify(self, step: PlanStep, output: ToolOutput, ctx: ToolContext) -> Verdict: ...
+
+
+@runtime_checkable
+class StepEvaluator(Protocol):
+    """Judges a finished step: continue, replan or abort."""
+
+    def evaluate(self, result: StepResult) -> Evaluation: ...
+
+
+@runtime_checkable
+class Synthesizer(Protocol):
+    """Writes the answer from all step results (partial success is still an answer)."""
+
+    def synthesize(self, request: str, steps: Sequence[StepResult], results: dict[str, Any]) -> str: ...
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Text to L2-normalised float32 vectors of shape (n, dim)."""
+
+    name: str
+    dim: int
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+@runtime_checkable
+class Store(Protocol):
+    """A searchable store of reusable capabilities."""
+
+    def search(self, text: str, k: int = 5) -> list[Any]: ...
+
+    def find_reusable(
+        self, description: str, inputs: Sequence[str] | None = None, outputs: Sequence[str] | None = None
+    ) -> Any | None: ...
+
+    def record_use(self, cap_id: str, ok: bool, seconds: float) -> None: ...
+
+
+__all__ = [
+    "Embedder",
+    "InputGenerator",
+    "Planner",
+    "PlanningContext",
+    "StepEvaluator",
+    "Store",
+    "Synthesizer",
+    "Verifier",
+]

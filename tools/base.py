@@ -1,0 +1,126 @@
+"""The tool seam: what a tool is, what it returns, and what it may use while it runs.
+
+A tool has a name, a type (code, knowledge, data, statistics, analyzer, vis, calcium, ...),
+a description, a JSON-schema for its input and `run(args, ctx) -> ToolOutput`.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from planexec.errors import ToolInputError
+
+if TYPE_CHECKING:
+    from planexec.config import Config
+    from planexec.llm.base import LLM
+    from planexec.models import PlanStep
+
+
+@dataclass
+class ToolOutput:
+    """A tool's structured value (stored whole), a short summary, and files it wrote.
+
+    `ok=False` lets a tool report failure without raising. `results` are key figures
+    published to `RunResult.results`; `state` is merged into the run state for later tools.
+    """
+
+    value: Any
+    summary: str = ""
+    artifacts: list[str] = field(default_factory=list)
+    ok: bool = True
+    error: str | None = None
+    results: dict[str, Any] = field(default_factory=dict)
+    state: dict[str, Any] = field(default_factory=dict)
+
+
+class Services:
+    """Run-scoped shared objects (sandbox session, knowledge base, stores), created on first use."""
+
+    def __init__(self, **initial: Any) -> None:
+        self._items: dict[str, Any] = dict(initial)
+        self._lock = threading.RLock()
+
+    def get(self, name: str, factory: Callable[[], Any] | None = None) -> Any:
+        with self._lock:
+            if name not in self._items:
+                if factory is None:
+                    raise KeyError(f"service {name!r} is not available in this run")
+                self._items[name] = factory()
+            return self._items[name]
+
+    def has(self, name: str) -> bool:
+        return name in self._items
+
+    def set(self, name: str, value: Any) -> None:
+        with self._lock:
+            self._items[name] = value
+
+    def close(self) -> None:
+        """Close every service that has a close() or __exit__, newest first."""
+        with self._lock:
+            items = list(self._items.values())[::-1]
+            self._items.clear()
+        for item in items:
+            closer = getattr(item, "close", None)
+            if callable(closer):
+                try:
+                    closer()
+                except Exception:  # noqa: BLE001 - closing must not mask the run's result
+                    pass
+
+
+@dataclass
+class ToolContext:
+    """What a running tool may use: the request, its step, the LLM, inputs, run state and services."""
+
+    request: str = ""
+    step: PlanStep | None = None
+    llm: LLM | None = None
+    files: tuple[Path, ...] = ()
+    images: Path | None = None
+    output_dir: Path | None = None
+    state: dict[str, Any] = field(default_factory=dict)
+    services: Services = field(default_factory=Services)
+    config: Config | None = None
+
+    @property
+    def figures_dir(self) -> Path:
+        """Where figures go: `<output_dir>/figures`, created on demand."""
+        base = self.output_dir or Path.cwd() / "outputs" / "scratch"
+        path = base / "figures"
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+
+
+@runtime_checkable
+class Tool(Protocol):
+    """Anything with a name, a type, a description, an input schema and `run()`."""
+
+    name: str
+    type: str
+    description: str
+    input_schema: dict[str, Any]
+    requires_approval: bool
+
+    def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput: ...
+
+
+def validate_args(tool: Tool, args: dict[str, Any]) -> dict[str, Any]:
+    """Check `args` against the tool's schema; fill schema defaults; raise ToolInputError if wrong."""
+    import jsonschema
+
+    schema = tool.input_schema or {"type": "object"}
+    filled = dict(args)
+    for key, spec in (schema.get("properties") or {}).items():
+        if key not in filled and isinstance(spec, dict) and "default" in spec:
+            filled[key] = spec["default"]
+    try:
+        jsonschema.validate(filled, schema)
+    except jsonschema.ValidationError as exc:
+        where = "/".join(str(p) for p in exc.absolute_path) or "input"
+        raise ToolInputError(f"{tool.name}: {where}: {exc.message}") from None
+    return filled

@@ -1,0 +1,96 @@
+"""`describe_table`: rows, columns and per-column statistics of a CSV or JSON table (no pandas)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import statistics
+from pathlib import Path
+from typing import Any
+
+from planexec.errors import ToolError
+from planexec.tools.base import ToolContext, ToolOutput
+from planexec.tools.decorator import tool
+
+
+def _number(text: Any) -> float | None:
+    if isinstance(text, bool):
+        return None
+    if isinstance(text, (int, float)):
+        return float(text) if math.isfinite(float(text)) else None
+    if not isinstance(text, str):
+        return None
+    cleaned = text.strip().replace(",", "").replace("$", "").replace("€", "").replace("%", "")
+    if not cleaned:
+        return None
+    try:
+        value = float(cleaned)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def read_table(path: Path) -> list[dict[str, Any]]:
+    """Rows of a CSV (header line) or JSON (list of objects, or {"rows": [...]}) file."""
+    if not path.exists():
+        raise ToolError(f"file not found: {path}; pass an existing file with --file")
+    text = path.read_text(encoding="utf-8-sig", errors="replace")
+    if path.suffix.lower() == ".json":
+        data = json.loads(text)
+        if isinstance(data, dict):
+            data = data.get("rows") or data.get("data") or [data]
+        if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
+            raise ToolError(f"{path.name}: expected a JSON list of objects")
+        return data
+    dialect = csv.Sniffer().sniff(text[:4096], delimiters=",;\t|") if text.strip() else csv.excel
+    return list(csv.DictReader(text.splitlines(), dialect=dialect))
+
+
+def column_stats(values: list[Any]) -> dict[str, Any]:
+    """count/mean/median/std/min/max for numeric columns; count/unique/top for the rest."""
+    present = [v for v in values if v not in (None, "")]
+    nums = [n for n in (_number(v) for v in present) if n is not None]
+    if present and len(nums) >= 0.8 * len(present):
+        return {
+            "kind": "numeric",
+            "count": len(nums),
+            "missing": len(values) - len(nums),
+            "mean": statistics.fmean(nums),
+            "median": statistics.median(nums),
+            "std": statistics.stdev(nums) if len(nums) > 1 else 0.0,
+            "min": min(nums),
+            "max": max(nums),
+            "sum": math.fsum(nums),
+        }
+    counts: dict[str, int] = {}
+    for v in present:
+        counts[str(v)] = counts.get(str(v), 0) + 1
+    top = max(counts, key=counts.__getitem__) if counts else None
+    return {"kind": "text", "count": len(present), "missing": len(values) - len(present),
+            "unique": len(counts), "top": top}
+
+
+@tool(type="data")
+def describe_table(path: str = "", ctx: ToolContext | None = None) -> ToolOutput:
+    """Load a CSV or JSON table and report its rows, columns and per-column statistics (mean, median, std, min, max)."""
+    if not path:
+        tables = [f for f in (ctx.files if ctx else ()) if f.suffix.lower() in (".csv", ".json", ".tsv")]
+        if not tables:
+            raise ToolError("no table to describe: pass a CSV or JSON file (--file PATH)")
+        path = str(tables[0])
+    rows = read_table(Path(path))
+    if not rows:
+        raise ToolError(f"{Path(path).name} has no data rows")
+    columns = list(rows[0].keys())
+    stats = {c: column_stats([r.get(c) for r in rows]) for c in columns}
+    numeric = {c: s for c, s in stats.items() if s["kind"] == "numeric"}
+    results = {f"mean_{c}": s["mean"] for c, s in numeric.items()}
+    summary = f"{Path(path).name}: {len(rows)} rows, {len(columns)} columns; " + ", ".join(
+        f"mean {c} = {s['mean']:.6g}" for c, s in numeric.items()
+    )
+    value = {"path": str(path), "rows": len(rows), "columns": columns, "stats": stats}
+    return ToolOutput(value=value, summary=summary, results=results)
+
+
+TOOLS = [describe_table]

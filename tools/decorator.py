@@ -58,8 +58,12 @@ class FunctionTool:
         type: str = "general",
         description: str | None = None,
         requires_approval: bool = False,
+        consumes: tuple[str, ...] = (),
+        produces: tuple[str, ...] = (),
     ) -> None:
         self.fn = fn
+        self.consumes = tuple(consumes)
+        self.produces = tuple(produces)
         self.name = name or fn.__name__
         self.type = type
         doc = inspect.getdoc(fn) or ""
@@ -110,12 +114,24 @@ def tool(
     type: str = "general",
     description: str | None = None,
     requires_approval: bool = False,
+    consumes: tuple[str, ...] = (),
+    produces: tuple[str, ...] = (),
 ) -> Any:
-    """Decorate a function to make it a tool: `@tool` or `@tool(type="statistics")`."""
+    """Decorate a function to make it a tool: `@tool` or `@tool(type="statistics")`.
+
+    `consumes`/`produces` name the run-state variables the tool reads and writes, which lets
+    the heuristic planner chain tools backwards from what a request asks for.
+    """
 
     def wrap(f: Callable[..., Any]) -> FunctionTool:
         return FunctionTool(
-            f, name=name, type=type, description=description, requires_approval=requires_approval
+            f,
+            name=name,
+            type=type,
+            description=description,
+            requires_approval=requires_approval,
+            consumes=consumes,
+            produces=produces,
         )
 
     return wrap(fn) if fn is not None else wrap

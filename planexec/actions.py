@@ -1,0 +1,110 @@
+"""Actions: what a plan step can do (a tool, or a stored capability that a tool runs).
+
+Both planners see the same action list. Actions declare the run variables they consume and
+produce, so a plan can be chained backwards from what a request asks for.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from planexec.tools.registry import ToolRegistry
+
+CAPABILITY_TOOL = "run_capability"
+
+
+@dataclass(frozen=True)
+class Action:
+    """One thing a step can do, with the variables it needs and makes."""
+
+    name: str
+    tool: str
+    type: str
+    description: str
+    inputs: tuple[str, ...] = ()
+    outputs: tuple[str, ...] = ()
+    args: dict[str, Any] = field(default_factory=dict, hash=False)
+    examples: tuple[str, ...] = ()
+    default: bool = False
+
+    @property
+    def texts(self) -> tuple[str, ...]:
+        """The phrasings a request clause is matched against."""
+        return (self.description, *self.examples)
+
+
+def actions_from(tools: ToolRegistry, capabilities: Iterable[Any] = ()) -> list[Action]:
+    """Every tool as an action, plus one action per capability when `run_capability` exists."""
+    out = [
+        Action(
+            name=t.name,
+            tool=t.name,
+            type=t.type,
+            description=t.description,
+            inputs=tuple(getattr(t, "consumes", ())),
+            outputs=tuple(getattr(t, "produces", ())),
+        )
+        for t in tools
+        if t.name != CAPABILITY_TOOL and t.type != "code"
+    ]
+    if CAPABILITY_TOOL in tools:
+        for cap in capabilities:
+            out.append(
+                Action(
+                    name=cap.id,
+                    tool=CAPABILITY_TOOL,
+                    type="capability",
+                    description=cap.description,
+                    inputs=tuple(cap.inputs),
+                    outputs=tuple(cap.outputs),
+                    args={"capability_id": cap.id},
+                    examples=tuple(getattr(cap, "examples", ()) or ()),
+                    default=bool(getattr(cap, "default", False)),
+                )
+            )
+    return out
+
+
+def reachable(actions: Sequence[Action], roots: set[str]) -> list[Action]:
+    """Actions whose inputs can all be produced, starting from the root variables."""
+    have = set(roots)
+    usable: list[Action] = []
+    changed = True
+    pending = list(actions)
+    while changed:
+        changed = False
+        for a in list(pending):
+            if set(a.inputs) <= have:
+                usable.append(a)
+                pending.remove(a)
+                have |= set(a.outputs)
+                changed = True
+    order = {a.name: i for i, a in enumerate(actions)}
+    return sorted(usable, key=lambda a: order[a.name])
+
+
+_CLAUSE_SPLIT = re.compile(
+    r"\s*(?:;|\bthen\b|\band then\b|\.\s+|,\s*and\s+|,\s+|\s+and\s+(?=[a-z]+\b))\s*",
+    re.IGNORECASE,
+)
+_VERBS = re.compile(
+    r"^(?:please\s+)?(?:also\s+)?(?:analy[sz]e|load|read|open|compute|calculate|count|detect|"
+    r"measure|plot|draw|show|give|tell|write|generate|create|make|find|estimate|segment|extract|"
+    r"summari[sz]e|report|describe|identify|correlate|list|save|produce|run|get|how|what)\b",
+    re.IGNORECASE,
+)
+
+
+def split_clauses(request: str) -> list[str]:
+    """Split a request into clauses at separators; an 'and' splits only before a new verb."""
+    parts = [p.strip(" ,.;") for p in _CLAUSE_SPLIT.split(request.strip()) if p and p.strip(" ,.;")]
+    clauses: list[str] = []
+    for part in parts:
+        if clauses and not _VERBS.match(part):
+            clauses[-1] = f"{clauses[-1]} and {part}"
+        else:
+            clauses.append(part)
+    return clauses or [request.strip()]

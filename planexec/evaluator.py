@@ -1,0 +1,75 @@
+"""Step evaluation (seed 000): per-tool evaluators add concerns and highlights; a critical one aborts."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from planexec.models import Evaluation, StepResult
+
+ToolEvaluator = Callable[[StepResult], Evaluation | None]
+
+
+@dataclass
+class StepEvaluatorRegistry:
+    """Evaluates a finished step with the generic rules plus the evaluator registered for its tool."""
+
+    by_tool: dict[str, ToolEvaluator] = field(default_factory=dict)
+
+    def register(self, tool: str) -> Callable[[ToolEvaluator], ToolEvaluator]:
+        def deco(fn: ToolEvaluator) -> ToolEvaluator:
+            self.by_tool[tool] = fn
+            return fn
+
+        return deco
+
+    def evaluate(self, result: StepResult) -> Evaluation:
+        concerns: list[str] = []
+        highlights: list[str] = []
+        if result.ok:
+            highlights.append(f"{result.tool}: {result.summary[:160]}")
+            fallback_used = len(result.attempts) > 1
+            if fallback_used:
+                failed = ", ".join(a.tool for a in result.attempts if not (a.verdict and a.verdict.ok))
+                concerns.append(f"succeeded only after {failed} failed")
+        else:
+            for a in result.attempts:
+                concerns.append(f"{a.tool}: {a.error or (a.verdict.reason if a.verdict else 'failed')}")
+            if not result.attempts:
+                concerns.append("no tool was tried")
+        decision = "continue" if result.ok or result.status == "skipped" else "replan"
+        evaluation = Evaluation(decision, tuple(concerns), tuple(highlights))
+        extra = self.by_tool.get(result.tool or "") if result.tool else None
+        if extra is not None:
+            more = extra(result)
+            if more is not None:
+                evaluation = Evaluation(
+                    "abort" if more.critical or more.decision == "abort" else evaluation.decision,
+                    evaluation.concerns + more.concerns,
+                    evaluation.highlights + more.highlights,
+                    more.critical,
+                )
+        return evaluation
+
+
+def default_evaluators() -> StepEvaluatorRegistry:
+    """The built-in per-tool evaluators."""
+    reg = StepEvaluatorRegistry()
+
+    @reg.register("describe_table")
+    def _table(result: StepResult) -> Evaluation | None:
+        value = result.output if isinstance(result.output, dict) else {}
+        stats = value.get("stats") or {}
+        sparse = [c for c, s in stats.items() if s.get("missing", 0) > s.get("count", 0)]
+        concerns = tuple(f"column {c} is mostly empty" for c in sparse)
+        return Evaluation(highlights=(f"{value.get('rows', '?')} rows",), concerns=concerns)
+
+    @reg.register("run_capability")
+    def _capability(result: StepResult) -> Evaluation | None:
+        value = result.output if isinstance(result.output, dict) else {}
+        variables = value.get("variables") or {}
+        if variables.get("n_cells") == 0:
+            return Evaluation(concerns=("no cells were detected; check the images or the segmentation",))
+        return None
+
+    return reg

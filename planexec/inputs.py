@@ -1,0 +1,109 @@
+"""Input generation: a tool's arguments for a step, from the planner, the request, or the LLM."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from planexec.llm.base import LLM, Message, complete_json
+from planexec.models import PlanStep
+from planexec.serialize import summarize
+from planexec.tools.base import Tool, ToolContext
+
+_PATH = re.compile(r"(?:[\w.~-]+/)*[\w.~-]+\.[A-Za-z0-9]{1,5}\b")
+_NUMBER = r"(\d+(?:\.\d+)?)"
+_TEXT_ARGS = ("query", "question", "request", "goal", "text", "prompt", "topic")
+
+
+class HeuristicInputGenerator:
+    """Planner args, then values named in the goal or request, given files, and schema defaults."""
+
+    def generate(self, step: PlanStep, tool: Tool, ctx: ToolContext) -> dict[str, Any]:
+        props: dict[str, Any] = (tool.input_schema or {}).get("properties") or {}
+        args = {k: v for k, v in step.args.items() if k in props or not props}
+        texts = [step.goal, ctx.request]
+        for name, spec in props.items():
+            if name in args or not isinstance(spec, dict):
+                continue
+            value = _guess(name, spec, texts, ctx)
+            if value is not None:
+                args[name] = value
+        return args
+
+
+def _guess(name: str, spec: dict[str, Any], texts: list[str], ctx: ToolContext) -> Any:
+    kinds = _kinds(spec)
+    words = [w for w in name.lower().split("_") if w not in ("n", "num", "number", "of")]
+    if "enum" in spec:
+        for text in texts:
+            low = text.lower()
+            for option in spec["enum"]:
+                if isinstance(option, str) and re.search(rf"\b{re.escape(option.lower())}\b", low):
+                    return option
+        return None
+    if "string" in kinds and any(w in ("path", "file", "filename", "csv") for w in words):
+        return _path_from(texts, ctx)
+    if kinds & {"integer", "number"}:
+        for text in texts:
+            value = _number_near(words, text)
+            if value is not None:
+                return int(value) if "integer" in kinds and value.is_integer() else value
+        return None
+    if "string" in kinds and name.lower() in _TEXT_ARGS:
+        return texts[0] or texts[1]
+    return None
+
+
+def _kinds(spec: dict[str, Any]) -> set[str]:
+    t = spec.get("type")
+    kinds = set(t) if isinstance(t, list) else {t} if t else set()
+    for option in spec.get("anyOf") or ():
+        kinds |= _kinds(option)
+    return kinds
+
+
+def _path_from(texts: list[str], ctx: ToolContext) -> str | None:
+    for text in texts:
+        for match in _PATH.findall(text):
+            if Path(match).exists() or any(Path(f).name == Path(match).name for f in ctx.files):
+                return next((str(f) for f in ctx.files if Path(f).name == Path(match).name), match)
+    return str(ctx.files[0]) if ctx.files else None
+
+
+def _number_near(words: list[str], text: str) -> float | None:
+    """A number written right before or after one of the argument's words ('30 curves', 'seed 7')."""
+    low = text.lower()
+    for w in words:
+        stem = re.escape(w.rstrip("s"))
+        for pattern in (rf"{_NUMBER}\s+(?:[a-z-]+\s+){{0,2}}?{stem}s?\b", rf"\b{stem}s?\s*(?:=|:|of)?\s*{_NUMBER}"):
+            m = re.search(pattern, low)
+            if m:
+                return float(m.group(1))
+    return None
+
+
+class LLMInputGenerator:
+    """Asks the model for JSON arguments matching the tool's schema; planner args always win."""
+
+    def __init__(self, llm: LLM) -> None:
+        self.llm = llm
+        self.fallback = HeuristicInputGenerator()
+
+    def generate(self, step: PlanStep, tool: Tool, ctx: ToolContext) -> dict[str, Any]:
+        guess = self.fallback.generate(step, tool, ctx)
+        schema = tool.input_schema or {"type": "object"}
+        if not schema.get("properties"):
+            return guess
+        state = {k: summarize(v, 120) for k, v in ctx.state.items() if not k.startswith("_")}
+        prompt = (
+            f"Request: {ctx.request}\nStep {step.step_num} goal: {step.goal}\n"
+            f"Success criteria: {step.success_criteria}\nContext: {step.context}\n"
+            f"Tool: {tool.name}: {tool.description}\nInput schema: {json.dumps(schema)}\n"
+            f"Files: {[str(f) for f in ctx.files]}\nRun state: {json.dumps(state)}\n"
+            f"Suggested arguments: {json.dumps(guess, default=str)}\n"
+            "Reply with only the JSON arguments for this tool."
+        )
+        args = complete_json(self.llm, [Message("user", prompt)], schema, what="tool arguments")
+        return {**args, **step.args}

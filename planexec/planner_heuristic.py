@@ -1,0 +1,141 @@
+"""The offline planner: clauses matched to actions by similarity, then chained backwards.
+
+Deterministic and explainable: every step's context says which clause chose it and with
+what score, or which later step needed the variable it produces.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from planexec.actions import Action, actions_from, reachable, split_clauses
+from planexec.errors import PlanValidationError
+from planexec.models import Plan, PlanStep
+from planexec.protocols import PlanningContext
+from planexec.similarity import KeywordScorer, Scorer
+
+
+@dataclass(frozen=True)
+class _Choice:
+    action: Action
+    clause: str
+    score: float
+    reason: str
+
+
+class HeuristicPlanner:
+    """Plans without an LLM: clause splitting, similarity over action descriptions, backward chaining."""
+
+    name = "heuristic"
+
+    def __init__(self, scorer: Scorer | None = None, coder_fallback: bool = False) -> None:
+        self.scorer = scorer or KeywordScorer()
+        self.coder_fallback = coder_fallback
+
+    def plan(self, ctx: PlanningContext) -> Plan:
+        roots = _roots(ctx)
+        actions = reachable(actions_from(ctx.tools, ctx.capabilities), roots)
+        if not actions:
+            raise PlanValidationError("no tool can serve this request; register tools or pass inputs")
+        chosen = self._match_clauses(ctx.request, actions)
+        ordered = self._chain(chosen, actions, roots, ctx.request)
+        return self._to_plan(ordered, ctx)
+
+    def _best(self, text: str, actions: list[Action]) -> tuple[Action, float]:
+        flat = [(a, t) for a in actions for t in a.texts]
+        scores = self.scorer.scores(text, [t for _, t in flat])
+        best: dict[str, float] = {}
+        for (a, _), s in zip(flat, scores, strict=True):
+            best[a.name] = max(best.get(a.name, -1.0), s)
+        top = max(actions, key=lambda a: (best[a.name], a.default))
+        return top, best[top.name]
+
+    def _match_clauses(self, request: str, actions: list[Action]) -> list[_Choice]:
+        chosen: list[_Choice] = []
+        for clause in split_clauses(request):
+            action, score = self._best(clause, actions)
+            if score < self.scorer.threshold:
+                continue
+            if chosen and chosen[-1].action.name == action.name:
+                prev = chosen[-1]
+                chosen[-1] = _Choice(action, f"{prev.clause}; {clause}", max(prev.score, score), prev.reason)
+                continue
+            if any(c.action.name == action.name for c in chosen):
+                continue
+            chosen.append(_Choice(action, clause, score, f'matches "{clause}" (score {score:.2f})'))
+        if not chosen:
+            action, score = self._best(request, actions)
+            chosen.append(_Choice(action, request, score, f"closest action to the request (score {score:.2f})"))
+        return chosen
+
+    def _chain(self, chosen: list[_Choice], actions: list[Action], roots: set[str], request: str) -> list[_Choice]:
+        """Insert producers of every missing input before the step that needs it."""
+        ordered: list[_Choice] = []
+        made: set[str] = set(roots)
+
+        def ensure(choice: _Choice, depth: int = 0) -> None:
+            if depth > 20 or any(c.action.name == choice.action.name for c in ordered):
+                return
+            for var in choice.action.inputs:
+                if var in made:
+                    continue
+                producers = [a for a in actions if var in a.outputs and a.name != choice.action.name]
+                if not producers:
+                    continue
+                producer, score = self._best(request, producers) if len(producers) > 1 else (producers[0], 0.0)
+                defaults = [p for p in producers if p.default]
+                if defaults and len(producers) > 1 and score < self.scorer.threshold:
+                    producer = defaults[0]
+                ensure(_Choice(producer, "", score, f"produces {var} for {choice.action.name}"), depth + 1)
+            ordered.append(choice)
+            made.update(choice.action.outputs)
+
+        for choice in chosen:
+            ensure(choice)
+        return ordered
+
+    def _to_plan(self, ordered: list[_Choice], ctx: PlanningContext) -> Plan:
+        steps: list[PlanStep] = []
+        producer_of: dict[str, int] = {}
+        fallbacks = ("python_coder",) if self.coder_fallback and "python_coder" in ctx.tools else ()
+        for num, choice in enumerate(ordered, start=1):
+            a = choice.action
+            deps = sorted({producer_of[v] for v in a.inputs if v in producer_of})
+            if not a.inputs and steps and not a.outputs:
+                deps = [steps[-1].step_num]
+            goal = choice.clause or a.description
+            steps.append(
+                PlanStep(
+                    step_num=num,
+                    goal=goal[:1].upper() + goal[1:],
+                    primary_tools=(a.tool,),
+                    fallback_tools=tuple(f for f in fallbacks if f != a.tool),
+                    success_criteria=_criteria(a),
+                    context=f"{a.name}: {choice.reason}",
+                    depends_on=tuple(deps),
+                    inputs=a.inputs,
+                    outputs=a.outputs,
+                    args=dict(a.args),
+                )
+            )
+            for v in a.outputs:
+                producer_of[v] = num
+        return Plan(steps=tuple(steps), rationale="clauses matched to actions, inputs chained backwards", planner=self.name)
+
+
+def _criteria(a: Action) -> str:
+    if a.outputs:
+        return "produces " + ", ".join(a.outputs)
+    return "the tool reports success with a non-empty result"
+
+
+def _roots(ctx: PlanningContext) -> set[str]:
+    roots: set[str] = set()
+    if ctx.images is not None:
+        roots.add("images")
+    if ctx.files:
+        roots.add("files")
+    for r in ctx.completed:
+        if r.ok:
+            roots.update(r.step.outputs)
+    return roots

@@ -1,0 +1,107 @@
+"""Scoring how well a text matches candidate descriptions: embeddings when available, keywords otherwise.
+
+The heuristic planner and the capability search use one `Scorer`; each states its own
+threshold because cosine similarity and keyword overlap live on different scales.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from planexec.protocols import Embedder
+
+_STOP = frozenset(
+    "a an the and or of to in on for with from by at as is are be it its this that these those "
+    "me my i you your we our please then also give tell show what which how do does into their "
+    "there them they all each any some".split()
+)
+_SYNONYMS = {
+    "average": "mean", "avg": "mean", "mean": "mean",
+    "neurons": "cell", "neuron": "cell", "cells": "cell", "rois": "cell", "roi": "cell",
+    "spots": "cell", "spot": "cell",
+    "plot": "plot", "plots": "plot", "draw": "plot", "visualize": "plot", "visualise": "plot",
+    "figure": "plot", "chart": "plot",
+    "transients": "transient", "events": "transient", "event": "transient", "spikes": "transient",
+    "count": "count", "number": "count", "many": "count", "counting": "count",
+    "statistics": "statistic", "stats": "statistic", "statistic": "statistic",
+    "curves": "curve", "ensemble": "curve",
+    "report": "report", "summary": "report", "summarize": "report", "summarise": "report",
+}
+
+
+def tokens(text: str) -> list[str]:
+    """Lower-case content words with light stemming and a few domain synonyms."""
+    out = []
+    for word in re.findall(r"[a-zA-Z][a-zA-Z0-9_]*", text.lower()):
+        if word in _STOP or len(word) < 2:
+            continue
+        word = _SYNONYMS.get(word, word)
+        for suffix in ("ing", "ed", "es", "s"):
+            if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+                word = word[: -len(suffix)]
+                break
+        out.append(word)
+    return out
+
+
+class Scorer(Protocol):
+    """Scores a query against documents; `threshold` is the least score that counts as a match."""
+
+    name: str
+    threshold: float
+
+    def scores(self, query: str, docs: Sequence[str]) -> list[float]: ...
+
+
+class KeywordScorer:
+    """Overlap of content words, weighted by rarity among the documents (no model needed)."""
+
+    name = "keyword"
+    threshold = 0.12
+
+    def scores(self, query: str, docs: Sequence[str]) -> list[float]:
+        q = set(tokens(query))
+        doc_tokens = [set(tokens(d)) for d in docs]
+        if not q or not docs:
+            return [0.0] * len(docs)
+        n = len(docs)
+        idf = {t: math.log(1 + n / (1 + sum(t in d for d in doc_tokens))) for t in q}
+        total = sum(idf.values()) or 1.0
+        return [sum(idf[t] for t in q & d) / total for d in doc_tokens]
+
+
+class EmbeddingScorer:
+    """Cosine similarity of sentence embeddings, caching document vectors by text."""
+
+    name = "embedding"
+    threshold = 0.35
+
+    def __init__(self, embedder: Embedder) -> None:
+        self.embedder = embedder
+        self._cache: dict[str, object] = {}
+
+    def scores(self, query: str, docs: Sequence[str]) -> list[float]:
+        import numpy as np
+
+        missing = [d for d in dict.fromkeys(docs) if d not in self._cache]
+        if missing:
+            for d, v in zip(missing, self.embedder.embed(missing), strict=True):
+                self._cache[d] = v
+        if not docs:
+            return []
+        q = self.embedder.embed([query])[0]
+        mat = np.stack([self._cache[d] for d in docs])
+        return [float(s) for s in mat @ q]
+
+
+def default_scorer(spec: str = "auto") -> Scorer:
+    """The embedding scorer over the local model, or keywords when spec is 'none'."""
+    if spec == "none":
+        return KeywordScorer()
+    from planexec.knowledge import get_embedder
+
+    return EmbeddingScorer(get_embedder(spec))

@@ -1,0 +1,99 @@
+"""Step verification: cheap heuristics decide the obvious cases; the LLM only when they cannot."""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+from planexec.llm.base import LLM, Message, complete_json
+from planexec.models import PlanStep, Verdict
+from planexec.serialize import summarize
+from planexec.tools.base import ToolContext, ToolOutput
+
+_IDENT = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b")
+_QUANT = re.compile(r"\b(number|value|count|mean|average|median|total|sum|score|amount|figure)\b", re.I)
+_VERDICT_SCHEMA = {
+    "type": "object",
+    "required": ["ok", "reason"],
+    "properties": {"ok": {"type": "boolean"}, "reason": {"type": "string"}},
+}
+
+
+def _empty(value: Any) -> bool:
+    if value is None:
+        return True
+    if isinstance(value, (str, bytes, list, tuple, dict, set)):
+        return len(value) == 0
+    size = getattr(value, "size", None)
+    return size == 0 if isinstance(size, int) else False
+
+
+def _bad_number(value: Any) -> bool:
+    if isinstance(value, float):
+        return not math.isfinite(value)
+    if type(value).__module__ == "numpy" and getattr(value, "dtype", None) is not None:
+        import numpy as np
+
+        return value.dtype.kind == "f" and value.size > 0 and not np.isfinite(value).any()
+    return False
+
+
+def produced(output: ToolOutput, ctx: ToolContext) -> dict[str, Any]:
+    """Every named value an output makes visible: its dict value, results and state."""
+    found: dict[str, Any] = {}
+    variables = ctx.state.get("variables")
+    if isinstance(variables, dict):
+        found.update(variables)
+    found.update(output.state)
+    found.update(output.results)
+    if isinstance(output.value, dict):
+        found.update(output.value)
+    return found
+
+
+def heuristic_verdict(step: PlanStep, output: ToolOutput, ctx: ToolContext) -> Verdict:
+    """Decide from the output alone; `undecided=True` when only judgement can tell."""
+    if not output.ok:
+        return Verdict(False, output.error or "the tool reported failure", "tool")
+    if _empty(output.value) and not output.results:
+        return Verdict(False, "the tool returned an empty result", "heuristic")
+    names = produced(output, ctx)
+    missing = [v for v in step.outputs if v not in names or names[v] is None]
+    if missing:
+        return Verdict(False, f"declared outputs not produced: {', '.join(missing)}", "heuristic")
+    insane = [v for v in step.outputs if _bad_number(names[v])]
+    if insane:
+        return Verdict(False, f"outputs with no finite value: {', '.join(insane)}", "heuristic")
+    named = [n for n in _IDENT.findall(step.success_criteria) if n not in step.outputs]
+    absent = [n for n in named if n not in names]
+    if named and absent and len(absent) == len(named):
+        return Verdict(False, f"success criteria name {', '.join(absent)}, which the output lacks", "heuristic")
+    if step.outputs or named:
+        return Verdict(True, "produced " + ", ".join(list(step.outputs) + named), "heuristic")
+    if not step.success_criteria.strip():
+        return Verdict(True, "the tool succeeded with a non-empty result", "heuristic")
+    text = output.summary or summarize(output.value)
+    if _QUANT.search(step.success_criteria) and re.search(r"\d", text):
+        return Verdict(True, "the criteria ask for a value and the output reports numbers", "heuristic")
+    return Verdict(True, "no contrary evidence", "heuristic", undecided=True)
+
+
+class StepVerifier:
+    """Heuristics first; when they are undecided and an LLM is configured, the LLM judges."""
+
+    def __init__(self, llm: LLM | None = None, use_llm: bool = True) -> None:
+        self.llm = llm
+        self.use_llm = use_llm
+
+    def verify(self, step: PlanStep, output: ToolOutput, ctx: ToolContext) -> Verdict:
+        verdict = heuristic_verdict(step, output, ctx)
+        if not verdict.undecided or self.llm is None or not self.use_llm:
+            return verdict
+        prompt = (
+            f"Step goal: {step.goal}\nSuccess criteria: {step.success_criteria}\n"
+            f"Tool output: {output.summary or summarize(output.value, 1500)}\n"
+            'Did the output achieve the goal? Reply with JSON {"ok": true|false, "reason": "..."}.'
+        )
+        data = complete_json(self.llm, [Message("user", prompt)], _VERDICT_SCHEMA, what="verdict")
+        return Verdict(bool(data["ok"]), str(data["reason"]), "llm")

@@ -1,0 +1,216 @@
+"""OpenAI chat client: the official SDK, our retries, and JSON modes that degrade per server.
+
+Any OpenAI-compatible server works through `base_url` (Ollama, vLLM, llama.cpp). Servers
+differ in which `response_format` they accept; a request asking for JSON tries, in order:
+
+    json_schema         {"type": "json_schema", "json_schema": {name, schema, strict: false}}
+    json_object_schema  {"type": "json_object", "schema": {...}}   (llama.cpp's server)
+    json_object         {"type": "json_object"} with the schema stated in the prompt
+    prompt              no response_format; the schema stated in the prompt
+
+A refusal of the format (400/422, or llama.cpp's HTTP 500 validation error) moves to the
+next mode without spending retries, and the client remembers the first mode that worked.
+The answer's JSON is always validated by the caller (`complete_json`), never trusted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+from planexec.errors import ConfigError
+from planexec.llm.base import Completion, Message, prompt_chars
+from planexec.llm.retry import (
+    MalformedReply,
+    ProviderErrors,
+    RequestRejected,
+    RetryPolicy,
+    call_with_retries,
+    error_text,
+    status_of,
+)
+from planexec.models import Usage
+
+JSON_MODES = ("json_schema", "json_object_schema", "json_object", "prompt")
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+_REJECTION_WORDS = ("response_format", "json_schema", "json_object", "validation error")
+
+
+class OpenAIChat:
+    """An LLM backed by the OpenAI chat completions API or any server that speaks it."""
+
+    def __init__(
+        self,
+        model: str = "gpt-4o-mini",
+        api_key: str | None = None,
+        base_url: str | None = None,
+        timeout: float = 60,
+        max_retries: int = 4,
+        *,
+        retry: RetryPolicy | None = None,
+    ) -> None:
+        self.model = model
+        self.base_url = base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+        key = api_key or os.environ.get("OPENAI_API_KEY")
+        if not key and base_url:
+            key = "not-needed"  # local servers (Ollama, llama.cpp, vLLM) ignore the key
+        if not key:
+            raise ConfigError("OpenAI needs an API key: set OPENAI_API_KEY, pass --base-url "
+                              "for a local server, or use --llm none")
+        self._api_key = key
+        self.timeout = timeout
+        self.retry = retry or RetryPolicy(max_retries=max_retries)
+        self.usage = Usage()
+        self.json_mode = JSON_MODES[0]
+        """The first JSON mode the server is believed to accept; advances on a refusal."""
+        self._client: Any = None
+        self._errors: ProviderErrors | None = None
+        self._lock = threading.Lock()
+
+    def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        json_schema: dict[str, Any] | None = None,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+    ) -> Completion:
+        """Ask the server; with `json_schema`, use the best JSON mode it accepts."""
+        client, errors = self._sdk()
+        extra: dict[str, Any] = {}
+        if max_tokens is not None:
+            extra["max_tokens"] = max_tokens
+        if temperature is not None:
+            extra["temperature"] = temperature
+        if json_schema is None:
+            return self._send(client, errors, list(messages), extra)
+        start = JSON_MODES.index(self.json_mode)
+        for mode in JSON_MODES[start:]:
+            sent, fmt = _json_request(messages, json_schema, mode)
+            kwargs = dict(extra, response_format=fmt) if fmt is not None else extra
+            try:
+                completion = self._send(client, errors, sent, kwargs)
+            except RequestRejected as rejected:
+                if mode == JSON_MODES[-1]:
+                    raise errors.translate(rejected, 1) from rejected.cause
+                continue
+            self.json_mode = mode
+            return completion
+        raise AssertionError("unreachable: the last JSON mode either returns or raises")
+
+    def close(self) -> None:
+        """Close the HTTP connections of the underlying SDK client, if one was made."""
+        with self._lock:
+            if self._client is not None:
+                self._client.close()
+                self._client = None
+
+    def _send(
+        self, client: Any, errors: ProviderErrors, messages: list[Message], kwargs: dict[str, Any]
+    ) -> Completion:
+        payload = [{"role": m.role, "content": m.content} for m in messages]
+        rejectable = "response_format" in kwargs
+
+        def once() -> Any:
+            try:
+                response = client.chat.completions.create(
+                    model=self.model, messages=payload, **kwargs
+                )
+            except errors.status as exc:
+                if rejectable and _is_format_rejection(exc):
+                    raise RequestRejected(exc) from exc
+                raise
+            except ValueError as exc:  # a JSON content type whose body does not parse
+                raise MalformedReply(f"invalid JSON body ({exc})") from exc
+            return _parse(response)
+
+        text, finish, usage_obj, model = call_with_retries(once, self.retry, errors)
+        usage = Usage(
+            calls=1,
+            prompt_tokens=int(getattr(usage_obj, "prompt_tokens", 0) or 0),
+            completion_tokens=int(getattr(usage_obj, "completion_tokens", 0) or 0),
+            prompt_chars=prompt_chars(messages),
+        )
+        with self._lock:
+            self.usage.add(usage)
+        return Completion(text=text, usage=usage, model=model or self.model, finish_reason=finish)
+
+    def _sdk(self) -> tuple[Any, ProviderErrors]:
+        with self._lock:
+            if self._client is None:
+                import openai
+
+                self._client = openai.OpenAI(
+                    api_key=self._api_key,
+                    base_url=self.base_url,
+                    timeout=self.timeout,
+                    max_retries=0,  # ours, with the policy in planexec.llm.retry
+                )
+                self._errors = ProviderErrors(
+                    provider="OpenAI",
+                    key_env="OPENAI_API_KEY",
+                    base_url=self.base_url,
+                    connection=openai.APIConnectionError,
+                    timeout=openai.APITimeoutError,
+                    status=openai.APIStatusError,
+                )
+            assert self._errors is not None
+            return self._client, self._errors
+
+
+def _parse(response: Any) -> tuple[str, str, Any, str]:
+    """Text, finish reason, usage and model of a chat completion; MalformedReply otherwise."""
+    choices = getattr(response, "choices", None)
+    if not choices:
+        shown = str(response)[:200] if isinstance(response, str) else type(response).__name__
+        raise MalformedReply(f"expected a chat completion with choices, got {shown!r}")
+    choice = choices[0]
+    message = getattr(choice, "message", None)
+    text = getattr(message, "content", None) or ""
+    return text, str(getattr(choice, "finish_reason", "") or ""), getattr(response, "usage", None), str(
+        getattr(response, "model", "") or ""
+    )
+
+
+def _is_format_rejection(exc: BaseException) -> bool:
+    """Whether a status error refuses the request's response_format, not the service failing."""
+    status = status_of(exc)
+    if status in (400, 422):
+        return True
+    if status == 500:
+        text = error_text(exc).lower()
+        return any(word in text for word in _REJECTION_WORDS)
+    return False
+
+
+def _json_request(
+    messages: Sequence[Message], schema: dict[str, Any], mode: str
+) -> tuple[list[Message], dict[str, Any] | None]:
+    """The messages and response_format of one JSON mode."""
+    if mode == "json_schema":
+        named = {"name": _schema_name(schema), "schema": schema, "strict": False}
+        return list(messages), {"type": "json_schema", "json_schema": named}
+    if mode == "json_object_schema":
+        return list(messages), {"type": "json_object", "schema": schema}
+    stated = _with_schema_in_prompt(messages, schema)
+    return stated, ({"type": "json_object"} if mode == "json_object" else None)
+
+
+def _with_schema_in_prompt(messages: Sequence[Message], schema: dict[str, Any]) -> list[Message]:
+    # The word "JSON" must appear in the prompt for OpenAI's json_object mode.
+    note = f"Reply with only a JSON value matching this JSON schema:\n{json.dumps(schema)}"
+    msgs = list(messages)
+    for i, m in enumerate(msgs):
+        if m.role == "system":
+            msgs[i] = Message("system", f"{m.content}\n\n{note}")
+            return msgs
+    return [Message("system", note), *msgs]
+
+
+def _schema_name(schema: dict[str, Any]) -> str:
+    title = str(schema.get("title") or "answer")
+    return re.sub(r"[^A-Za-z0-9_-]", "_", title)[:64] or "answer"

@@ -1,0 +1,2 @@
+# Number of detected cells.
+n_cells = int(len(cell_centroids))

@@ -65,8 +65,8 @@ class AnthropicChat:
         }
         if system:
             kwargs["system"] = system
-        if temperature is not None:
-            kwargs["temperature"] = temperature
+        if temperature is not None:  # this SDK version dropped the parameter; the API takes it
+            kwargs["extra_body"] = {"temperature": temperature}
 
         def once() -> Any:
             try:

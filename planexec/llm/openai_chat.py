@@ -56,7 +56,7 @@ class OpenAIChat:
         self.model = model
         self.base_url = base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
         key = api_key or os.environ.get("OPENAI_API_KEY")
-        if not key and base_url:
+        if not key and self.base_url != DEFAULT_BASE_URL:
             key = "not-needed"  # local servers (Ollama, llama.cpp, vLLM) ignore the key
         if not key:
             raise ConfigError("OpenAI needs an API key: set OPENAI_API_KEY, pass --base-url "
@@ -94,13 +94,11 @@ class OpenAIChat:
             kwargs = dict(extra, response_format=fmt) if fmt is not None else extra
             try:
                 completion = self._send(client, errors, sent, kwargs)
-            except RequestRejected as rejected:
-                if mode == JSON_MODES[-1]:
-                    raise errors.translate(rejected, 1) from rejected.cause
-                continue
+            except RequestRejected:
+                continue  # the server refuses this format: try the next, spend no retries
             self.json_mode = mode
             return completion
-        raise AssertionError("unreachable: the last JSON mode either returns or raises")
+        raise AssertionError("unreachable: the prompt mode sends no response_format to refuse")
 
     def close(self) -> None:
         """Close the HTTP connections of the underlying SDK client, if one was made."""

@@ -9,7 +9,6 @@ amplitude. Background, slow bleaching and Gaussian pixel noise complete the fram
 from __future__ import annotations
 
 import json
-import shutil
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -197,6 +196,13 @@ def _is_previous_demo(path: Path) -> bool:
     return (path / "ground_truth.json").is_file()
 
 
+def _demo_files(path: Path) -> list[Path]:
+    """Files an earlier write_demo may have left in `path` (and nothing else)."""
+    names = [p for p in path.glob("frame_*.png") if p.stem[6:].isdigit()]
+    names += [p for p in (path / "movie.tif", path / "ground_truth.json") if p.is_file()]
+    return names
+
+
 def write_demo(
     directory: str | Path,
     frames: int = 200,
@@ -210,7 +216,8 @@ def write_demo(
 ) -> tuple[list[Path], GroundTruth]:
     """Write a demo movie (PNG frames or one multi-page TIFF) and ground_truth.json into `directory`.
 
-    A folder holding an earlier demo is overwritten; any other non-empty folder needs `force`.
+    An earlier demo's files are replaced; other files stay. A non-empty folder that holds no
+    earlier demo needs `force`, so a user's folder is not filled with frames by accident.
     """
     if format not in FORMATS:
         raise InputError(f"unknown format {format!r}; use one of {', '.join(FORMATS)}")
@@ -219,20 +226,20 @@ def write_demo(
     out = Path(directory)
     if out.exists() and not out.is_dir():
         raise InputError(f"{out} is a file; pass a folder path")
-    if out.is_dir() and any(out.iterdir()):
-        if not (force or _is_previous_demo(out)):
-            raise InputError(f"{out} is not empty; pass --force to overwrite or choose a new folder")
-        shutil.rmtree(out)
-    out.mkdir(parents=True, exist_ok=True)
-
+    if out.is_dir() and any(out.iterdir()) and not (force or _is_previous_demo(out)):
+        raise InputError(f"{out} is not empty; pass --force to write into it or choose a new folder")
     movie, truth = generate_demo(frames, cells, size, seed, noise)
+    out.mkdir(parents=True, exist_ok=True)
+    for old in _demo_files(out):
+        old.unlink()
+
     scale = 255 if bits == 8 else 65535
     ints = np.rint(movie * scale).astype(np.uint8 if bits == 8 else np.uint16)
     if format == "tiff":
         import tifffile
 
         path = out / "movie.tif"
-        tifffile.imwrite(path, ints)
+        tifffile.imwrite(path, ints, photometric="minisblack")
         written = [path]
     else:
         from PIL import Image

@@ -102,8 +102,8 @@ def _read_tiff(path: Path) -> np.ndarray:
         series = tif.series[0]
         array = series.asarray()
         axes = series.axes
-    if axes.endswith("S"):
-        array = _gray(array)
+    if "S" in axes:  # colour samples, interleaved (...YXS) or planar (...SYX)
+        array = _gray(np.moveaxis(array, axes.index("S"), -1))
     if array.ndim < 2:
         raise InputError(f"{path.name}: not an image (shape {array.shape})")
     return array.reshape(-1, *array.shape[-2:])

@@ -45,6 +45,10 @@ class Config:
     """Where the capability store, knowledge index and caches live."""
     embedder: str = "auto"
     """Embedding model: auto (the packaged all-MiniLM-L6-v2), a local path or a model name; 'none' uses keywords."""
+    rag: bool = True
+    """Retrieve background chunks from the papers folder before planning."""
+    papers_dir: Path | None = None
+    """Folder of papers for RAG; defaults to the packaged data/papers."""
     tool_learning: bool = True
     """Reorder a step's primary tools by their record on similar goals."""
     checkpoint: bool = True

@@ -12,6 +12,7 @@ from typing import Any
 
 from planexec.errors import PlanexecError, RunAborted, UsageError
 from planexec.events import AttemptFinished, AttemptStarted, StepStarted
+from planexec.learning import ToolLearner
 from planexec.models import PlanStep, StepResult, ToolAttempt, Verdict
 from planexec.protocols import InputGenerator, Verifier
 from planexec.serialize import summarize
@@ -53,16 +54,16 @@ class GuidedExecutor:
         verifier: Verifier,
         breaker: CircuitBreaker,
         approve_tool: ToolApproval | None = None,
-        order_tools: Callable[[PlanStep, RunState], tuple[str, ...]] | None = None,
+        learner: ToolLearner | None = None,
     ) -> None:
         self.inputs = inputs
         self.verifier = verifier
         self.breaker = breaker
         self.approve_tool = approve_tool
-        self.order_tools = order_tools
+        self.learner = learner
 
     def execute(self, step: PlanStep, run: RunState) -> StepResult:
-        tools = self.order_tools(step, run) if self.order_tools else step.tools
+        tools = self.learner.order(step, run) if self.learner else step.tools
         run.bus.emit(StepStarted(step.step_num, step.goal, tools))
         started = time.perf_counter()
         attempts: list[ToolAttempt] = []
@@ -77,6 +78,8 @@ class GuidedExecutor:
                 run.apply_output(output)
                 break
         duration = time.perf_counter() - started
+        if self.learner is not None:
+            self.learner.observe(step, tuple(attempts))
         if winner is None:
             return StepResult(step, "failed", tuple(attempts), summary="all tools failed", duration=duration)
         attempt, output = winner

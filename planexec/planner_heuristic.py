@@ -34,7 +34,9 @@ class HeuristicPlanner:
 
     def plan(self, ctx: PlanningContext) -> Plan:
         roots = _roots(ctx)
-        actions = reachable(actions_from(ctx.tools, ctx.capabilities), roots)
+        avoid = set(ctx.extra.get("avoid", ()))
+        candidates = [a for a in actions_from(ctx.tools, ctx.capabilities) if a.name not in avoid]
+        actions = reachable(candidates, roots)
         if not actions:
             raise PlanValidationError("no tool can serve this request; register tools or pass inputs")
         chosen = self._match_clauses(ctx.request, actions)
@@ -124,9 +126,8 @@ class HeuristicPlanner:
 
 
 def _criteria(a: Action) -> str:
-    if a.outputs:
-        return "produces " + ", ".join(a.outputs)
-    return "the tool reports success with a non-empty result"
+    """Checkable criteria: the declared outputs (else empty: the verifier checks success and non-emptiness)."""
+    return "produces " + ", ".join(a.outputs) if a.outputs else ""
 
 
 def _roots(ctx: PlanningContext) -> set[str]:

@@ -19,7 +19,6 @@ COMMAND_MODULES = (
     "capabilities_cmd",
     "eval_cmd",
     "doctor_cmd",
-    "resume_cmd",
 )
 
 

@@ -1,0 +1,140 @@
+"""Showing a run as it happens: a rich live tree on a terminal, plain lines otherwise."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+from rich.console import Console, Group
+from rich.live import Live
+from rich.spinner import Spinner
+from rich.table import Table
+from rich.text import Text
+from rich.tree import Tree
+
+from planexec.events import Event
+from planexec.models import Plan
+
+
+def plan_table(plan: Plan) -> Table:
+    """The plan as a table: step, goal, tools in order, dependencies."""
+    table = Table(title="Plan", show_lines=False)
+    for col in ("step", "goal", "tools (primary → fallback)", "after"):
+        table.add_column(col)
+    for s in plan.steps:
+        tools = ", ".join(s.primary_tools) + (" → " + ", ".join(s.fallback_tools) if s.fallback_tools else "")
+        table.add_row(str(s.step_num), s.goal, tools, ", ".join(map(str, s.depends_on)) or "—")
+    return table
+
+
+class _StepView:
+    def __init__(self, num: int, goal: str) -> None:
+        self.num, self.goal = num, goal
+        self.status = "pending"
+        self.started = 0.0
+        self.duration = 0.0
+        self.attempts: list[dict[str, Any]] = []
+        self.running_tool: str | None = None
+
+
+class LiveTree:
+    """Event subscriber rendering steps → attempts → verdicts; on a non-TTY it prints one line per event."""
+
+    def __init__(self, console: Console, verbose: bool = False) -> None:
+        self.console = console
+        self.verbose = verbose
+        self.live_mode = console.is_terminal
+        self.steps: dict[int, _StepView] = {}
+        self.title = "planexec"
+        self.notes: list[str] = []
+        self._lock = threading.Lock()
+        self._live: Live | None = None
+
+    def __enter__(self) -> LiveTree:
+        if self.live_mode:
+            self._live = Live(self._render(), console=self.console, refresh_per_second=8, transient=False,
+                              get_renderable=self._render)
+            self._live.__enter__()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self._live is not None:
+            self._live.__exit__(*exc)
+            self._live = None
+
+    def __call__(self, event: Event) -> None:
+        with self._lock:
+            self._apply(event)
+        if not self.live_mode:
+            line = self._line(event)
+            if line:
+                self.console.print(line, markup=False)
+
+    def _apply(self, e: Event) -> None:
+        kind = e.kind
+        if kind == "run_started":
+            self.title = f"planexec: {e.request}"  # type: ignore[attr-defined]
+        elif kind == "plan_created":
+            for s in e.plan["steps"]:  # type: ignore[attr-defined]
+                self.steps.setdefault(s["step_num"], _StepView(s["step_num"], s["goal"]))
+        elif kind == "replanned":
+            for s in (e.plan or {}).get("steps", []):  # type: ignore[attr-defined]
+                self.steps.setdefault(s["step_num"], _StepView(s["step_num"], s["goal"]))
+            self.notes.append(f"replanned: {e.reason}")  # type: ignore[attr-defined]
+        elif kind == "step_started":
+            view = self.steps.setdefault(e.step_num, _StepView(e.step_num, e.goal))  # type: ignore[attr-defined]
+            view.status, view.started = "running", time.perf_counter()
+        elif kind == "attempt_started":
+            self.steps[e.step_num].running_tool = e.tool  # type: ignore[attr-defined]
+        elif kind == "attempt_finished":
+            view = self.steps[e.step_num]  # type: ignore[attr-defined]
+            view.running_tool = None
+            view.attempts.append(e.to_dict())
+        elif kind == "step_finished":
+            view = self.steps.setdefault(e.step_num, _StepView(e.step_num, ""))  # type: ignore[attr-defined]
+            view.status, view.duration = e.status, e.duration  # type: ignore[attr-defined]
+        elif kind == "tools_reordered":
+            self.notes.append(f"step {e.step_num}: tools reordered {list(e.after)} ({e.reason})")  # type: ignore[attr-defined]
+        elif kind in ("log", "run_aborted"):
+            self.notes.append(getattr(e, "message", "") or getattr(e, "reason", ""))
+
+    def _render(self) -> Any:
+        with self._lock:
+            tree = Tree(Text(self.title, style="bold"))
+            icons = {"succeeded": "[green]✓[/]", "failed": "[red]✗[/]", "skipped": "[yellow]–[/]", "pending": "·"}
+            for num in sorted(self.steps):
+                v = self.steps[num]
+                if v.status == "running":
+                    label: Any = Spinner("dots", text=Text(f"Step {num}: {v.goal}"))
+                else:
+                    extra = f" [dim]{v.duration:.2f}s[/]" if v.duration else ""
+                    label = Text.from_markup(f"{icons.get(v.status, '·')} Step {num}: {Text(v.goal).plain}{extra}")
+                node = tree.add(label)
+                for a in v.attempts:
+                    mark = "[green]✓[/]" if a["ok"] else "[red]✗[/]"
+                    why = a.get("error") or a.get("verdict") or ""
+                    node.add(Text.from_markup(f"{mark} {a['tool']} [dim]{a['duration']:.2f}s[/] ") +
+                             Text(f"{(a.get('summary') or '')[:90]} ({a.get('decided_by')}: {why[:80]})"))
+                if v.running_tool:
+                    node.add(Spinner("dots", text=Text(f"{v.running_tool}…")))
+            parts: list[Any] = [tree] + [Text(f"note: {n}", style="yellow") for n in self.notes[-5:]]
+            return Group(*parts)
+
+    def _line(self, e: Event) -> str:
+        d = e.to_dict()
+        if e.kind == "plan_created":
+            steps = d["plan"]["steps"]
+            return "plan: " + " | ".join(f"{s['step_num']}. {s['goal']} [{', '.join(s['primary_tools'])}]" for s in steps)
+        if e.kind == "step_started":
+            return f"step {d['step_num']}: {d['goal']}"
+        if e.kind == "attempt_finished":
+            mark = "ok" if d["ok"] else "FAILED"
+            return f"  {d['tool']} {mark} ({d['duration']:.2f}s): {(d.get('error') or d.get('summary') or '')[:160]}"
+        if e.kind == "step_finished":
+            return f"step {d['step_num']} {d['status']} ({d['duration']:.2f}s)"
+        if e.kind in ("replanned", "run_aborted", "tools_reordered"):
+            return f"{e.kind}: {d.get('reason', '')}"
+        if e.kind == "log":
+            return f"{d['level']}: {d['message']}"
+        return ""

@@ -1,0 +1,88 @@
+"""Before planning: check and load the run's inputs, retrieve knowledge, list stored capabilities."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from planexec.actions import CAPABILITY_TOOL
+from planexec.config import Config
+from planexec.errors import InputError
+from planexec.events import ContextReady, LogMessage
+from planexec.state import RunState
+
+DATA_DIR = Path(__file__).resolve().parent.parent / "data"
+
+
+def check_inputs(files: Sequence[str | Path], images: str | Path | None) -> tuple[tuple[Path, ...], Path | None]:
+    """Resolve input paths, raising one clear InputError for the first one that does not exist."""
+    out = []
+    for f in files:
+        p = Path(f).expanduser()
+        if not p.exists():
+            raise InputError(f"file not found: {p}; check the path given with --file")
+        out.append(p)
+    img = Path(images).expanduser() if images is not None else None
+    if img is not None and not img.exists():
+        raise InputError(
+            f"image input not found: {img}; pass a folder of frames, a TIFF or a .npy stack "
+            "(make one with `planexec demo-data DIR`)"
+        )
+    return tuple(out), img
+
+
+def papers_dir(config: Config) -> Path:
+    return Path(config.papers_dir) if config.papers_dir else DATA_DIR / "papers"
+
+
+def capability_store(config: Config) -> Any:
+    """The capability store under the configured home, seeded with the starter library on first use."""
+    from planexec.knowledge import CapabilityStore, get_embedder
+
+    embedder = None if config.embedder == "none" else get_embedder(config.embedder)
+    store = CapabilityStore(config.home / "capabilities", embedder=embedder)
+    builtin = DATA_DIR / "capabilities"
+    if builtin.is_dir():
+        store.load_builtin(builtin)
+    return store
+
+
+class ContextBuilder:
+    """Loads images into the run's variables, retrieves RAG chunks and candidate capabilities."""
+
+    def prepare(self, run: RunState) -> None:
+        variables = run.state.setdefault("variables", {})
+        if run.images is not None:
+            from planexec.tools.calcium_io import load_stack
+
+            stack, meta = load_stack(run.images)
+            variables["images"] = stack
+            run.state["stack_meta"] = meta
+            for warning in getattr(meta, "skipped", ()) or ():
+                run.bus.emit(LogMessage("warning", str(warning)))
+        sources: tuple[str, ...] = ()
+        if run.config.rag and papers_dir(run.config).is_dir():
+            sources = self._retrieve(run)
+        if CAPABILITY_TOOL in run.tools and run.images is not None:
+            store = run.services.get("capability_store", lambda: capability_store(run.config))
+            run.capabilities = tuple(store.list())
+        run.bus.emit(
+            ContextReady(
+                {"files": [str(f) for f in run.files], "images": str(run.images) if run.images else None,
+                 "capabilities": len(run.capabilities)},
+                sources,
+            )
+        )
+
+    def _retrieve(self, run: RunState) -> tuple[str, ...]:
+        from planexec.knowledge import KnowledgeBase, get_embedder
+
+        if run.config.embedder == "none":
+            return ()
+        kb = KnowledgeBase(papers_dir(run.config), run.config.home / "knowledge", embedder=get_embedder(run.config.embedder))
+        kb.build()
+        rag = kb.retrieve(run.request, k=3)
+        run.state["rag_chunks"] = list(rag.chunks)
+        run.state["rag_sources"] = list(rag.sources)
+        return tuple(str(s) for s in rag.sources)

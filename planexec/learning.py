@@ -1,0 +1,94 @@
+"""Tool learning: success records per (goal neighbourhood, tool) reorder a step's primary tools.
+
+A goal's neighbourhood is the set of recorded goals whose content words overlap it by at
+least `similarity` (Jaccard). Only with `min_evidence` records per tool is the order changed,
+and the change is announced as a ToolsReordered event.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from planexec.config import Config
+from planexec.events import ToolsReordered
+from planexec.models import PlanStep, ToolAttempt
+from planexec.similarity import tokens
+from planexec.state import RunState
+
+
+@dataclass
+class ToolLearner:
+    """Keeps tool outcomes by goal in an append-only JSON-lines file; orders primary tools by record."""
+
+    path: Path
+    min_evidence: int = 3
+    similarity: float = 0.5
+
+    def __post_init__(self) -> None:
+        self._lock = threading.Lock()
+        self._records: list[dict[str, Any]] | None = None
+
+    def _load(self) -> list[dict[str, Any]]:
+        if self._records is None:
+            records = []
+            try:
+                for line in self.path.read_text(encoding="utf-8").splitlines():
+                    try:
+                        records.append(json.loads(line))
+                    except json.JSONDecodeError:
+                        continue  # a line cut by a crash
+            except FileNotFoundError:
+                pass
+            self._records = records
+        return self._records
+
+    def rates(self, goal: str, tools: tuple[str, ...]) -> dict[str, tuple[float, int]]:
+        """Success rate and evidence count of each tool on goals like this one."""
+        words = set(tokens(goal))
+        tally: dict[str, list[int]] = {t: [0, 0] for t in tools}
+        with self._lock:
+            records = list(self._load())
+        for rec in records:
+            if rec.get("tool") not in tally:
+                continue
+            other = set(rec.get("words", ()))
+            union = words | other
+            if union and len(words & other) / len(union) >= self.similarity:
+                tally[rec["tool"]][0] += int(bool(rec.get("ok")))
+                tally[rec["tool"]][1] += 1
+        return {t: (ok / n if n else 0.0, n) for t, (ok, n) in tally.items()}
+
+    def order(self, step: PlanStep, run: RunState) -> tuple[str, ...]:
+        primary = step.primary_tools
+        if len(primary) > 1:
+            rates = self.rates(step.goal, primary)
+            if all(n >= self.min_evidence for _, n in rates.values()):
+                ranked = tuple(sorted(primary, key=lambda t: -rates[t][0]))
+                if ranked != primary:
+                    why = ", ".join(f"{t} {rates[t][0]:.0%} of {rates[t][1]}" for t in ranked)
+                    run.bus.emit(ToolsReordered(step.step_num, primary, ranked, f"past success on similar goals: {why}"))
+                    primary = ranked
+        return primary + tuple(t for t in step.fallback_tools if t not in primary)
+
+    def observe(self, step: PlanStep, attempts: tuple[ToolAttempt, ...]) -> None:
+        """Record each attempt's outcome for this goal (one appended line each)."""
+        if not attempts:
+            return
+        words = sorted(set(tokens(step.goal)))
+        new = [{"tool": a.tool, "ok": bool(a.ok), "words": words} for a in attempts]
+        with self._lock:
+            self._load().extend(new)
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with self.path.open("a", encoding="utf-8") as fh:
+                fh.write("".join(json.dumps(r) + "\n" for r in new))
+
+
+def tool_learner(config: Config) -> ToolLearner | None:
+    """The learner for this configuration, or None when tool learning is off."""
+    if not config.tool_learning:
+        return None
+    return ToolLearner(Path(config.home) / "capabilities" / "tool_stats.jsonl")

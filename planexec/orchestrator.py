@@ -1,0 +1,258 @@
+"""The orchestrator: context → plan → approve → steps (verified, evaluated) → answer → report.
+
+`run()` is the whole loop, readable top to bottom; each part it calls lives in its own module.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from planexec.approval import review_plan
+from planexec.checkpoint import load_checkpoint, restore, save_checkpoint
+from planexec.config import Config
+from planexec.context import ContextBuilder, check_inputs
+from planexec.errors import LLMError, PlanexecError, RunAborted, ToolError
+from planexec.evaluator import StepEvaluatorRegistry, default_evaluators
+from planexec.events import EventBus, PlanCreated, RunAbortedEvent, RunFinished, RunStarted, StepFinished, Subscriber
+from planexec.executor import CircuitBreaker, GuidedExecutor, ToolApproval
+from planexec.inputs import HeuristicInputGenerator, LLMInputGenerator
+from planexec.learning import tool_learner
+from planexec.llm.base import LLM
+from planexec.models import Plan, PlanStep, RunResult, StepResult
+from planexec.planner_heuristic import HeuristicPlanner
+from planexec.planner_llm import LLMPlanner
+from planexec.persist import persist_capabilities
+from planexec.protocols import InputGenerator, Planner, Synthesizer, Verifier
+from planexec.replan import maybe_replan
+from planexec.report import RunLog, new_run_dir, write_reports
+from planexec.scheduler import Scheduler
+from planexec.similarity import default_scorer
+from planexec.state import RunState
+from planexec.synthesis import LLMSynthesizer, TemplateSynthesizer
+from planexec.tools import ToolRegistry, default_registry
+from planexec.verifier import StepVerifier
+
+PlanApproval = Callable[[Plan], Plan | None]
+
+
+@dataclass
+class Components:
+    """The replaceable parts of the loop; `for_llm` picks LLM-backed or heuristic ones."""
+
+    planner: Planner
+    inputs: InputGenerator
+    verifier: Verifier
+    evaluator: StepEvaluatorRegistry
+    synthesizer: Synthesizer
+
+    @classmethod
+    def for_llm(cls, llm: LLM | None, config: Config) -> Components:
+        if llm is None:
+            planner: Planner = HeuristicPlanner(_LazyScorer(config.embedder))
+            return cls(planner, HeuristicInputGenerator(), StepVerifier(), default_evaluators(), TemplateSynthesizer())
+        return cls(
+            LLMPlanner(llm),
+            LLMInputGenerator(llm),
+            StepVerifier(llm, config.verify_with_llm),
+            default_evaluators(),
+            LLMSynthesizer(llm),
+        )
+
+
+class Orchestrator:
+    """Runs requests as verified plans. With `llm=None` every decision is deterministic and offline."""
+
+    def __init__(
+        self,
+        llm: LLM | None = None,
+        tools: ToolRegistry | None = None,
+        config: Config | None = None,
+        components: Components | None = None,
+    ) -> None:
+        self.config = config or Config.from_env()
+        self.llm = llm
+        self.tools = tools if tools is not None else default_registry()
+        self.parts = components or Components.for_llm(llm, self.config)
+        self.context = ContextBuilder()
+
+    @classmethod
+    def from_config(cls, config: Config | None = None, tools: ToolRegistry | None = None) -> Orchestrator:
+        """An orchestrator whose LLM backend comes from the configuration (auto: a key picks it)."""
+        from planexec.llm.factory import make_llm
+
+        config = config or Config.from_env()
+        return cls(make_llm(config), tools, config)
+
+    def run(
+        self,
+        request: str,
+        *,
+        plan: Plan | None = None,
+        files: Sequence[str | Path] = (),
+        images: str | Path | None = None,
+        on_event: Subscriber | None = None,
+        approve_plan: PlanApproval | None = None,
+        approve_tool: ToolApproval | None = None,
+    ) -> RunResult:
+        """Plan (unless `plan` is given), run every step with fallback and verification, answer."""
+        run = self._start(request, files, images, on_event)
+        return self._drive(run, lambda: self._plan(run, plan), approve_plan, approve_tool)
+
+    def resume(self, run_dir: str | Path, *, on_event: Subscriber | None = None,
+               approve_tool: ToolApproval | None = None) -> RunResult:
+        """Continue a checkpointed run from its last finished step, without re-running finished steps."""
+        data = load_checkpoint(run_dir)
+        run = self._start(data["request"], data["files"], data["images"], on_event, Path(run_dir))
+        return self._drive(run, lambda: restore(run, data), None, approve_tool)
+
+    def _drive(self, run: RunState, make_plan: Callable[[], Plan], approve_plan: PlanApproval | None,
+               approve_tool: ToolApproval | None) -> RunResult:
+        """The loop: context, plan, approval, then every ready step as evaluate(execute(step))."""
+        try:
+            self._timed(run, "context", lambda: self.context.prepare(run))
+            run.plan = self._timed(run, "plan", make_plan)
+            run.plan = review_plan(run, approve_plan)
+            executor = self._executor(approve_tool)
+            Scheduler(self.config.max_parallel).run(
+                run,
+                work=lambda step: self._evaluate(executor.execute(step, run)),
+                on_result=lambda result: self._after_step(run, result),
+            )
+        except RunAborted as exc:
+            run.aborted = exc.reason
+            run.bus.emit(RunAbortedEvent(exc.reason))
+        except (LLMError, ToolError) as exc:
+            run.errors.append(str(exc))
+        try:
+            return self._finish(run)
+        finally:
+            run.services.close()
+
+    # -- the parts of the loop ------------------------------------------------------------
+
+    def _start(self, request: str, files: Sequence[str | Path], images: str | Path | None,
+               on_event: Subscriber | None, output_dir: Path | None = None) -> RunState:
+        if not request or not request.strip():
+            raise PlanexecError("the request is empty; say what you want done")
+        paths, img = check_inputs(files, images)
+        bus = EventBus([on_event] if on_event else [])
+        out = output_dir or (new_run_dir(self.config.output_root) if self.config.write_outputs else None)
+        run = RunState(request.strip(), self.config, self.tools, bus, self.llm, paths, img, out)
+        if self.llm is not None:
+            run.usage_start = self.llm.usage.copy()
+        if out is not None:
+            log = RunLog(out / "run.log")
+            bus.subscribe(log)
+            run.services.set("run_log", log)
+        bus.emit(RunStarted(run.request, str(out) if out else None))
+        return run
+
+    def _plan(self, run: RunState, given: Plan | None) -> Plan:
+        plan = given if given is not None else self.parts.planner.plan(run.planning_context())
+        plan.validate(run.tools.names())
+        run.bus.emit(PlanCreated(plan.to_dict(), plan.planner or ("caller" if given else "")))
+        return plan
+
+    def _executor(self, approve_tool: ToolApproval | None) -> GuidedExecutor:
+        return GuidedExecutor(
+            self.parts.inputs,
+            self.parts.verifier,
+            CircuitBreaker(self.config.max_consecutive_errors),
+            approve_tool,
+            tool_learner(self.config),
+        )
+
+    def _evaluate(self, result: StepResult) -> StepResult:
+        return dataclasses.replace(result, evaluation=self.parts.evaluator.evaluate(result))
+
+    def _after_step(self, run: RunState, result: StepResult) -> None:
+        run.record(result)
+        evaluation = result.evaluation
+        run.bus.emit(StepFinished(result.step.step_num, result.status, result.tool, result.summary[:300],
+                                  result.duration, evaluation.decision if evaluation else "continue"))
+        save_checkpoint(run)
+        if evaluation and evaluation.decision == "abort":
+            raise RunAborted(f"step {result.step.step_num} failed critically: " + "; ".join(evaluation.concerns))
+        if evaluation and evaluation.decision == "replan":
+            maybe_replan(run, result, self.parts.planner)
+
+    def _finish(self, run: RunState) -> RunResult:
+        steps = run.ordered_results()
+        started = time.perf_counter()
+        try:
+            answer = self.parts.synthesizer.synthesize(run.request, steps, run.results)
+        except PlanexecError as exc:
+            run.errors.append(f"synthesis failed, templated answer given instead: {exc}")
+            answer = TemplateSynthesizer().synthesize(run.request, steps, run.results)
+        run.timings["synthesis"] = time.perf_counter() - started
+        run.timings["total"] = run.elapsed()
+        persist_capabilities(run, steps)
+        result = RunResult(
+            request=run.request, plan=run.plan, steps=steps, answer=answer, status=_status(run, steps),
+            results=run.results, usage=run.llm.usage.minus(run.usage_start) if run.llm else run.usage_start,
+            errors=run.errors + ([run.aborted] if run.aborted else []), artifacts=run.artifacts,
+            output_dir=str(run.output_dir) if run.output_dir else None, timings=run.timings,
+            replans=run.replans, execution_sequence=run.execution_sequence,
+        )
+        run.bus.emit(RunFinished(result.status, answer, result.output_dir, run.timings["total"]))
+        result.events = [e.to_dict() for e in run.bus.history]
+        write_reports(result, run.state)
+        save_checkpoint(run, finished=True)
+        return result
+
+    def _timed(self, run: RunState, name: str, fn: Callable[[], Any]) -> Any:
+        started = time.perf_counter()
+        try:
+            return fn()
+        finally:
+            run.timings[name] = time.perf_counter() - started
+
+    def react(self, request: str, *, files: Sequence[str | Path] = (), max_steps: int | None = None) -> RunResult:
+        """Free mode: a plain Thought/Action/Observation loop for simple queries (needs an LLM)."""
+        from planexec.react import ReactLoop
+
+        return ReactLoop(self, max_steps or self.config.react_max_steps).run(request, files=files)
+
+
+def _status(run: RunState, steps: list[StepResult]) -> str:
+    if run.rejected:
+        return "rejected"
+    if run.aborted:
+        return "aborted"
+    if not steps or not any(s.ok for s in steps):
+        return "failed"
+    if all(s.ok for s in steps) and run.plan and len(steps) >= len(run.plan.steps):
+        return "succeeded"
+    return "partial"
+
+
+class _LazyScorer:
+    """Loads the embedding model only when the heuristic planner first scores something."""
+
+    def __init__(self, spec: str) -> None:
+        self.spec = spec
+        self._scorer: Any = None
+
+    def _get(self) -> Any:
+        if self._scorer is None:
+            self._scorer = default_scorer(self.spec)
+        return self._scorer
+
+    @property
+    def name(self) -> str:
+        return self._get().name
+
+    @property
+    def threshold(self) -> float:
+        return self._get().threshold
+
+    def scores(self, query: str, docs: Sequence[str]) -> list[float]:
+        return self._get().scores(query, docs)
+
+
+__all__ = ["Components", "Orchestrator", "PlanStep"]

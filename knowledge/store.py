@@ -1,0 +1,514 @@
+"""The capability store: `.py` + `.json` files in a dulwich git repository (the source of
+truth), a catalog and FAISS index as a rebuildable cache, and the reuse decision.
+
+Layout of `path`: `capabilities/<id>.py|json` (committed), `.index/` (cache, ignored),
+`.lock` (serialises writers across processes), `.pending.json` (a write in progress: if
+a writer is killed, the next writer finishes or rolls back exactly those ids).
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import logging
+import os
+import sqlite3
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from planexec.knowledge.capability import Capability, Match, slugify
+from planexec.knowledge.fsutil import atomic_write_text, sha256_text
+from planexec.knowledge.gitstore import GitFiles
+from planexec.knowledge.reuse import (
+    ReusePolicy,
+    code_terms,
+    compare_terms,
+    extract_terms,
+    io_agreement,
+)
+
+from planexec.errors import UnknownNameError, UsageError
+
+if TYPE_CHECKING:
+    from planexec.knowledge.index import VectorIndex
+
+    from planexec.protocols import Embedder
+
+log = logging.getLogger(__name__)
+CAP_DIR = "capabilities"
+SORT_KEYS = ("created", "updated", "reuse_count", "last_used", "success_rate", "name", "runs")
+
+
+def default_seed_dir() -> Path:
+    """$PLANEXEC_CAPABILITIES_SEED, else the repository's data/capabilities."""
+    env = os.environ.get("PLANEXEC_CAPABILITIES_SEED")
+    return Path(env) if env else Path(__file__).resolve().parents[1] / "data" / "capabilities"
+
+
+def read_capability_dir(directory: Path, origin: str = "builtin") -> list[Capability]:
+    """Capabilities stored as `<id>.json` (+ `<id>.py` with the code) in `directory`."""
+    caps = []
+    for meta in sorted(Path(directory).glob("*.json")):
+        data = json.loads(meta.read_text(encoding="utf-8"))
+        code_file = meta.with_suffix(".py")
+        code = code_file.read_text(encoding="utf-8") if code_file.exists() else data.get("code", "")
+        data.setdefault("id", meta.stem)
+        data.setdefault("origin", origin)
+        caps.append(Capability.from_json(data, code))
+    return caps
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+class CapabilityStore:
+    """A versioned, searchable library of capabilities; safe for several processes at once."""
+
+    def __init__(
+        self,
+        path: Path | str | None = None,
+        embedder: Embedder | None = None,
+        *,
+        seed: Path | str | bool = True,
+        policy: ReusePolicy | None = None,
+    ) -> None:
+        if path is None:
+            from planexec.config import Config
+
+            path = Config.from_env().home / "capabilities"
+        self.path = Path(path).expanduser()
+        self._embedder_arg = embedder
+        self._seed = seed
+        self._policy = policy
+        self._opened = False
+        self._head: str | None = None
+        self._caps: dict[str, Capability] = {}
+        self._index: VectorIndex | None = None
+        self._terms: dict[tuple[str, int], Any] = {}
+        self._mutex = threading.RLock()
+
+    # ---- opening, locking, recovery -------------------------------------------------
+
+    def _open(self) -> None:
+        if self._opened:
+            return
+        from filelock import FileLock
+        from planexec.knowledge.embedder import CachedEmbedder, QueryCache, get_embedder
+
+        if self.path.exists() and not self.path.is_dir():
+            raise UsageError(f"capability store path {self.path} is a file; pass a folder (or set PLANEXEC_HOME)")
+        self.path.mkdir(parents=True, exist_ok=True)
+        (self.path / ".index").mkdir(exist_ok=True)
+        self._lock = FileLock(str(self.path / ".lock"))
+        base = self._embedder_arg or get_embedder("auto")
+        self.embedder = base if isinstance(base, CachedEmbedder) else CachedEmbedder(base, self.path / ".index")
+        self._query = QueryCache(self.embedder.inner)
+        self.policy = self._policy or ReusePolicy.for_model(self.embedder.name)
+        with self._lock:
+            self.git = GitFiles(self.path)
+            self._recover()
+            if self.git.head() is None:
+                self._write_many([], "Create capability store", extra={".gitignore": ".index/\n.lock\n.pending.json\n"})
+                seed_dir = default_seed_dir() if self._seed is True else (Path(self._seed) if self._seed else None)
+                if seed_dir and seed_dir.is_dir():
+                    caps = read_capability_dir(seed_dir)
+                    if caps:
+                        self._write_many(caps, f"Import {len(caps)} builtin capabilities from {seed_dir.name}/")
+        self._opened = True
+
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        self._open()
+        with self._mutex, self._lock:
+            self._recover()
+            self._sync(locked=True)
+            yield
+
+    def _recover(self) -> None:
+        """Finish or roll back a write that a killed process left half done."""
+        pending_file = self.path / ".pending.json"
+        if not pending_file.exists():
+            return
+        self.git.clear_stale_locks()
+        try:
+            ids = json.loads(pending_file.read_text())["ids"]
+        except (OSError, ValueError, KeyError):
+            ids = []
+        changes: dict[str, bytes | None] = {}
+        for cap_id in ids:
+            cap = self._read_files(cap_id)
+            for suffix in (".py", ".json"):
+                rel = f"{CAP_DIR}/{cap_id}{suffix}"
+                committed = self.git.read(rel)
+                if cap is not None:
+                    data = (self.path / rel).read_bytes()
+                    if data != committed:
+                        changes[rel] = data
+                elif committed is not None:
+                    (self.path / rel).write_bytes(committed)
+                else:
+                    (self.path / rel).unlink(missing_ok=True)
+        if changes:
+            self.git.commit(changes, f"Recover interrupted write of {', '.join(ids)}")
+        self._catalog_set_head(None)
+        pending_file.unlink(missing_ok=True)
+        log.warning("capability store %s: recovered an interrupted write (%s)", self.path, ", ".join(ids))
+
+    # ---- the catalog cache (SQLite) ---------------------------------------------------
+
+    def _db(self) -> sqlite3.Connection:
+        db = getattr(self, "_dbconn", None)
+        if db is None:
+            db = sqlite3.connect(self.path / ".index" / "catalog.sqlite", timeout=60, check_same_thread=False)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.execute("CREATE TABLE IF NOT EXISTS caps (id TEXT PRIMARY KEY, data TEXT)")
+            db.execute("CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT)")
+            self._dbconn = db
+        return db
+
+    def _catalog_head(self) -> str | None:
+        row = self._db().execute("SELECT v FROM meta WHERE k='head'").fetchone()
+        model = self._db().execute("SELECT v FROM meta WHERE k='model'").fetchone()
+        return row[0] if row and model and model[0] == self.embedder.name else None
+
+    def _catalog_set_head(self, head: str | None, caps: Iterable[Capability] = ()) -> None:
+        db = self._db()
+        with db:
+            db.executemany(
+                "INSERT OR REPLACE INTO caps VALUES (?, ?)",
+                [(c.id, json.dumps(c.to_json() | {"code": c.code})) for c in caps],
+            )
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('head', ?)", (head or "",))
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('model', ?)", (self.embedder.name,))
+
+    def _sync(self, locked: bool = False) -> None:
+        """Bring the in-memory catalog and index up to the repository's HEAD."""
+        head = self.git.head()
+        if head == self._head:
+            return
+        if self._catalog_head() != head:
+            if not locked:
+                with self._lock:
+                    return self._sync(locked=True)
+            self._catalog_set_head(None)
+            self._db().execute("DELETE FROM caps")
+            self._catalog_set_head(head, self._read_all_files(head))
+        rows = self._db().execute("SELECT data FROM caps").fetchall()
+        caps = {}
+        for (data,) in rows:
+            record = json.loads(data)
+            cap = Capability.from_json(record, record.pop("code", ""))
+            caps[cap.id] = cap
+        self._caps = caps
+        self._rebuild_index()
+        self._head = head
+
+    def _read_all_files(self, head: str | None) -> list[Capability]:
+        """Every capability in HEAD or on disk; missing or broken files restored from git."""
+        from dulwich.objects import Tree
+
+        ids = {p.stem for p in (self.path / CAP_DIR).glob("*.json")}
+        if head:
+            tree = self.git.repo.object_store[self.git.repo.object_store[head.encode()].tree]
+            if CAP_DIR.encode() in tree:
+                sub = self.git.repo.object_store[tree[CAP_DIR.encode()][1]]
+                assert isinstance(sub, Tree)
+                ids |= {e.path.decode().rsplit(".", 1)[0] for e in sub.items()}
+        caps = [self._load_or_restore(i, quiet_missing=True) for i in sorted(ids)]
+        return [c for c in caps if c is not None]
+
+    def _rebuild_index(self) -> None:
+        from planexec.knowledge.index import VectorIndex
+
+        index = VectorIndex(self.embedder.dim, self.embedder.name)
+        keys, texts = [], []
+        for cap in self._caps.values():
+            if not cap.archived:
+                for n, text in enumerate(cap.phrasings()):
+                    keys.append(f"{cap.id}#{n}")
+                    texts.append(text)
+        if keys:
+            index.add(keys, self.embedder.embed(texts))
+        self._index = index
+
+    def _index_caps(self, caps: Sequence[Capability]) -> None:
+        assert self._index is not None
+        stale = [k for k in self._index.ids() if k.split("#", 1)[0] in {c.id for c in caps}] if len(caps) < 50 else None
+        if stale is None:
+            self._rebuild_index()
+            return
+        self._index.remove(stale)
+        keys, texts = [], []
+        for cap in caps:
+            if not cap.archived:
+                keys += [f"{cap.id}#{n}" for n in range(len(cap.phrasings()))]
+                texts += cap.phrasings()
+        if keys:
+            self._index.add(keys, self.embedder.embed(texts))
+
+    # ---- files ------------------------------------------------------------------------
+
+    def _read_files(self, cap_id: str) -> Capability | None:
+        """The capability as on disk, or None when a file is missing, unreadable or inconsistent."""
+        try:
+            data = json.loads((self.path / CAP_DIR / f"{cap_id}.json").read_text(encoding="utf-8"))
+            code = (self.path / CAP_DIR / f"{cap_id}.py").read_text(encoding="utf-8")
+        except (OSError, ValueError):
+            return None
+        if not isinstance(data, dict) or data.get("id") != cap_id:
+            return None
+        if data.get("code_sha256") and data["code_sha256"] != sha256_text(code):
+            return None
+        return Capability.from_json(data, code)
+
+    def _load_or_restore(self, cap_id: str, quiet_missing: bool = False) -> Capability | None:
+        cap = self._read_files(cap_id)
+        if cap is not None:
+            return cap
+        rels = [f"{CAP_DIR}/{cap_id}.json", f"{CAP_DIR}/{cap_id}.py"]
+        for commit in [self.git.head(), *[c.sha for c in self.git.log(rels)]]:
+            blobs = [self.git.read(r, commit) for r in rels] if commit else [None, None]
+            if None in blobs:
+                continue
+            for rel, blob in zip(rels, blobs, strict=True):
+                atomic_write_text(self.path / rel, blob.decode("utf-8"), sync=False)  # type: ignore[union-attr]
+            cap = self._read_files(cap_id)
+            if cap is not None:
+                log.warning("capability %s was missing or corrupted; restored from commit %s", cap_id, commit[:8])
+                return cap
+        if not quiet_missing:
+            log.warning("capability %s cannot be read or restored", cap_id)
+        return None
+
+    def _write_many(self, caps: Sequence[Capability], message: str, extra: dict[str, str] | None = None) -> str:
+        """Write files, commit them as one commit, update the cache; a kill midway is recoverable."""
+        pending = self.path / ".pending.json"
+        atomic_write_text(pending, json.dumps({"ids": [c.id for c in caps]}), sync=False)
+        changes: dict[str, bytes | None] = {}
+        for cap in caps:
+            cap.code_sha256 = sha256_text(cap.code)
+            files = {".py": cap.code, ".json": json.dumps(cap.to_json(), indent=2, sort_keys=True) + "\n"}
+            for suffix, text in files.items():
+                rel = f"{CAP_DIR}/{cap.id}{suffix}"
+                atomic_write_text(self.path / rel, text, sync=False)
+                changes[rel] = text.encode("utf-8")
+        for rel, text in (extra or {}).items():
+            atomic_write_text(self.path / rel, text, sync=False)
+            changes[rel] = text.encode("utf-8")
+        head = self.git.commit(changes, message)
+        if self._head is not None and self._index is not None:
+            self._catalog_set_head(head, caps)
+            self._caps.update({c.id: c for c in caps})
+            self._index_caps(caps)
+            self._head = head
+        pending.unlink(missing_ok=True)
+        return head
+
+    # ---- public API ---------------------------------------------------------------------
+
+    def save(self, capability: Capability | None = None, /, **fields: Any) -> str:
+        """Store a new capability (a Capability, or its fields as keywords); returns its id."""
+        if capability is None:
+            fields.setdefault("name", "")
+            capability = Capability(id=fields.pop("id", ""), **fields)
+        return self.save_many([capability])[0]
+
+    def save_many(self, capabilities: Sequence[Capability], message: str | None = None) -> list[str]:
+        """Store several capabilities in one commit (re-saving identical content is a no-op)."""
+        with self._writing():
+            new: list[Capability] = []
+            for cap in capabilities:
+                if not cap.description.strip():
+                    raise UsageError("a capability needs a description of what it does")
+                cap.id = cap.id or f"{slugify(cap.name or cap.description)}_{sha256_text(cap.description + cap.code)[:8]}"
+                old = self._caps.get(cap.id)
+                if old is not None:
+                    if (old.code, old.description) != (cap.code, cap.description):
+                        raise UsageError(f"capability {cap.id!r} exists with other content; use update() for a new version")
+                    continue
+                cap.name = cap.name or cap.description[:60]
+                cap.created = cap.created or _now()
+                cap.updated = cap.updated or cap.created
+                new.append(cap)
+            if new:
+                what = new[0].id if len(new) == 1 else f"{len(new)} capabilities"
+                self._write_many(new, message or f"Add capability {what}: {new[0].description[:60]}")
+            return [c.id for c in capabilities]
+
+    def load_builtin(self, directory: Path | str | None = None) -> list[str]:
+        """Import `<id>.json` + `<id>.py` files (data/capabilities by default) in one commit."""
+        caps = read_capability_dir(Path(directory) if directory else default_seed_dir())
+        return self.save_many(caps, f"Import {len(caps)} builtin capabilities") if caps else []
+
+    def load(self, cap_id: str) -> Capability:
+        """The capability `cap_id` (restored from git history if its files were damaged)."""
+        self._open()
+        self._sync()
+        cap = self._load_or_restore(cap_id, quiet_missing=True) if cap_id in self._caps or self._in_git(cap_id) else None
+        if cap is None:
+            raise self._unknown(cap_id)
+        return cap
+
+    def _in_git(self, cap_id: str) -> bool:
+        return bool(self.git.log([f"{CAP_DIR}/{cap_id}.json"], max_entries=1))
+
+    def _unknown(self, cap_id: str) -> UnknownNameError:
+        close = difflib.get_close_matches(cap_id, list(self._caps), n=5, cutoff=0.4)
+        hint = f"; did you mean {', '.join(close)}?" if close else f"; {len(self._caps)} stored (see `planexec capabilities list`)"
+        return UnknownNameError(f"no capability {cap_id!r}{hint}")
+
+    def __contains__(self, cap_id: str) -> bool:
+        self._open()
+        self._sync()
+        return cap_id in self._caps
+
+    def __len__(self) -> int:
+        self._open()
+        self._sync()
+        return sum(not c.archived for c in self._caps.values())
+
+    def _change(self, cap_id: str, message: Callable[[Capability], str], **changes: Any) -> Capability:
+        with self._writing():
+            if cap_id not in self._caps:
+                raise self._unknown(cap_id)
+            cap = self._load_or_restore(cap_id) or self._caps[cap_id]
+            for key, value in changes.items():
+                setattr(cap, key, value(cap) if callable(value) else value)
+            self._write_many([cap], message(cap))
+            return cap
+
+    def record_use(self, cap_id: str, ok: bool, seconds: float) -> None:
+        """Count one run of a stored capability (reuse count, successes, run time, last used)."""
+        self._change(
+            cap_id,
+            lambda c: f"Reuse capability {cap_id} ({'ok' if ok else 'failed'}, {seconds:.3g} s; reuse {c.reuse_count})",
+            reuse_count=lambda c: c.reuse_count + 1,
+            runs=lambda c: c.runs + 1,
+            successes=lambda c: c.successes + bool(ok),
+            total_seconds=lambda c: c.total_seconds + float(seconds),
+            last_used=_now(),
+        )
+
+    def update(self, cap_id: str, code: str, reason: str) -> Capability:
+        """A new version of the code; earlier versions stay in the history."""
+        if not reason.strip():
+            raise UsageError("say why the capability changes (reason)")
+        return self._change(
+            cap_id,
+            lambda c: f"Update capability {cap_id} to v{c.version}: {reason}",
+            code=code,
+            version=lambda c: c.version + 1,
+            updated=_now(),
+        )
+
+    def archive(self, cap_id: str) -> None:
+        """Hide a capability from search and reuse; its files and history stay."""
+        self._change(cap_id, lambda c: f"Archive capability {cap_id}", archived=True, updated=_now())
+
+    def history(self, cap_id: str) -> list[dict[str, Any]]:
+        """Commits that touched the capability, newest first (from git)."""
+        self._open()
+        entries = self.git.log([f"{CAP_DIR}/{cap_id}.json", f"{CAP_DIR}/{cap_id}.py"])
+        if not entries:
+            self._sync()
+            raise self._unknown(cap_id)
+        out = []
+        for e in entries:
+            raw = self.git.read(f"{CAP_DIR}/{cap_id}.json", e.sha)
+            version = json.loads(raw).get("version") if raw else None
+            when = datetime.fromtimestamp(e.time, UTC).isoformat(timespec="seconds")
+            out.append({"commit": e.sha, "message": e.message, "time": when, "version": version})
+        return out
+
+    def code_at(self, cap_id: str, commit: str) -> str | None:
+        """The capability's code as of `commit`."""
+        self._open()
+        raw = self.git.read(f"{CAP_DIR}/{cap_id}.py", commit)
+        return raw.decode("utf-8") if raw is not None else None
+
+    def list(self, sort_by: str = "created", include_archived: bool = False) -> list[Capability]:
+        """All capabilities, newest / most used / most recent / most reliable first (by `sort_by`)."""
+        if sort_by not in SORT_KEYS:
+            raise UsageError(f"cannot sort by {sort_by!r}; choose one of {', '.join(SORT_KEYS)}")
+        self._open()
+        self._sync()
+        caps = [c for c in self._caps.values() if include_archived or not c.archived]
+        if sort_by == "name":
+            return sorted(caps, key=lambda c: c.name.lower())
+        if sort_by == "success_rate":
+            return sorted(caps, key=lambda c: (c.success_rate or -1.0, c.runs), reverse=True)
+        return sorted(caps, key=lambda c: (getattr(c, sort_by) or "", c.id), reverse=True)
+
+    def stats(self, cap_id: str) -> dict[str, Any]:
+        cap = self.load(cap_id)
+        return {
+            "id": cap.id, "name": cap.name, "origin": cap.origin, "version": cap.version,
+            "created": cap.created, "updated": cap.updated, "reuse_count": cap.reuse_count,
+            "runs": cap.runs, "successes": cap.successes, "success_rate": cap.success_rate,
+            "mean_seconds": cap.mean_seconds, "last_used": cap.last_used, "archived": cap.archived,
+        }
+
+    # ---- search and the reuse decision ------------------------------------------------
+
+    def assess(
+        self, description: str, cap: Capability, semantic: float,
+        inputs: Sequence[str] | None = None, outputs: Sequence[str] | None = None,
+    ) -> Match:
+        """Score one capability against a request and decide whether it may be reused."""
+        key = (cap.id, cap.version)
+        if key not in self._terms:
+            text = " ".join([cap.name, *cap.phrasings(), *cap.tags])
+            self._terms[key] = (extract_terms(text), code_terms(cap.code))
+        cap_terms, code = self._terms[key]
+        conflicts, unspecified = compare_terms(extract_terms(description), cap_terms, code)
+        io = io_agreement(inputs, outputs, cap.inputs, cap.outputs)
+        ok, score, reason = self.policy.decide(semantic, conflicts, unspecified, io)
+        return Match(cap, score, semantic, io, ok, reason, tuple(conflicts))
+
+    def similarity(self, text: str, cap: Capability) -> float:
+        """Best cosine between `text` and any phrasing of `cap`."""
+        self._open()
+        q = self._query.embed([text])[0]
+        return float((self.embedder.embed(cap.phrasings()) @ q).max())
+
+    def search(
+        self, text: str, k: int = 5, inputs: Sequence[str] | None = None, outputs: Sequence[str] | None = None,
+    ) -> list[Match]:
+        """The `k` best capabilities for `text`, scored and with the reuse decision made."""
+        if not text.strip():
+            raise UsageError("empty search text: describe the analysis step")
+        self._open()
+        self._sync()
+        assert self._index is not None
+        best: dict[str, float] = {}
+        for key, score in self._index.search(self._query.embed([text])[0], 4 * k + 8):
+            cap_id = key.split("#", 1)[0]
+            best[cap_id] = max(score, best.get(cap_id, -1.0))
+        top = sorted(best.items(), key=lambda kv: -kv[1])[: max(k, 5)]
+        matches = [self.assess(text, self._caps[i], s, inputs, outputs) for i, s in top]
+        matches.sort(key=lambda m: (m.reusable, m.score), reverse=True)
+        return matches[:k]
+
+    def find_reusable(
+        self, description: str, inputs: Sequence[str] | None = None, outputs: Sequence[str] | None = None,
+    ) -> Match | None:
+        """The best capability that may run for `description`, or None (then generate code)."""
+        matches = self.search(description, 5, inputs, outputs)
+        return matches[0] if matches and matches[0].reusable else None
+
+    def close(self) -> None:
+        db = getattr(self, "_dbconn", None)
+        if db is not None:
+            db.close()
+            self._dbconn = None
+        if self._opened:
+            self.git.close()
+            self.embedder.close()
+            self._opened = False
+            self._head = None

@@ -33,7 +33,11 @@ class CheckUnavailable(RuntimeError):
 
 @dataclass(frozen=True)
 class Outcome:
-    """One check's verdict: passed or not, why, and an optional output (for chains) and score."""
+    """One check's verdict: passed or not, why, an optional score, and an output for chains.
+
+    `output` is a value derived from the input for the next chain step to check (a regex
+    capture, parsed JSON, a number read from the text); checks that only measure leave it None.
+    """
 
     ok: bool
     note: str

@@ -57,7 +57,7 @@ def latency(answer: Any, params: dict[str, Any], ctx: EvalContext) -> Outcome:
     if seconds is None:
         raise CheckUnavailable(f"the run has no timing {key!r} (has: {sorted(run.timings)})")
     ok = seconds <= limit
-    return Outcome(ok, f"{key} took {seconds:.3f} s ({'<=' if ok else '>'} {limit:g} s).", output=seconds)
+    return Outcome(ok, f"{key} took {seconds:.3f} s ({'<=' if ok else '>'} {limit:g} s).")
 
 
 _COST_LIMITS = {
@@ -88,7 +88,7 @@ def cost(answer: Any, params: dict[str, Any], ctx: EvalContext) -> Outcome:
             spent = _COST_LIMITS[name](usage)
         ok = ok and spent <= limit
         parts.append(f"{name[4:]} {spent:g} {'<=' if spent <= limit else '>'} {limit:g}")
-    return Outcome(ok, "; ".join(parts) + ".", output=usage.to_dict())
+    return Outcome(ok, "; ".join(parts) + ".")
 
 
 def tools_tried(run: RunResult, succeeded_only: bool) -> list[str]:
@@ -109,8 +109,7 @@ def tool_used(answer: Any, params: dict[str, Any], ctx: EvalContext) -> Outcome:
     used = tools_tried(_run(ctx, "tool_used"), opt_bool(params, "succeeded", False))
     hit = [t for t in wanted if t in used]
     ok = bool(hit) if mode == "any" else len(hit) == len(wanted)
-    return Outcome(ok, f"Tools used: {', '.join(used) or 'none'}; wanted {mode} of {', '.join(wanted)}.",
-                   output=used)
+    return Outcome(ok, f"Tools used: {', '.join(used) or 'none'}; wanted {mode} of {', '.join(wanted)}.")
 
 
 @VALIDATORS("step_count", params=("min", "max"))
@@ -120,7 +119,7 @@ def step_count(answer: Any, params: dict[str, Any], ctx: EvalContext) -> Outcome
     run = _run(ctx, "step_count")
     n = len(run.plan.steps) if run.plan is not None else len(run.steps)
     ok = within(n, lo, hi)
-    return Outcome(ok, f"{n} plan step(s), {'within' if ok else 'outside'} {range_text(lo, hi)}.", output=n)
+    return Outcome(ok, f"{n} plan step(s), {'within' if ok else 'outside'} {range_text(lo, hi)}.")
 
 
 @VALIDATORS("status", params=("value",))
@@ -129,4 +128,4 @@ def status(answer: Any, params: dict[str, Any], ctx: EvalContext) -> Outcome:
     allowed = string_list(params, "value") if "value" in params else ["succeeded"]
     got = _run(ctx, "status").status
     ok = got in allowed
-    return Outcome(ok, f"Run status {got!r} ({'in' if ok else 'not in'} {', '.join(allowed)}).", output=got)
+    return Outcome(ok, f"Run status {got!r} ({'in' if ok else 'not in'} {', '.join(allowed)}).")

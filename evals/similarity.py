@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import threading
 from collections.abc import Hashable, Sequence
 from typing import Any
 
@@ -17,6 +16,8 @@ from planexec.evals.base import (
     opt_bool,
     opt_number,
 )
+
+from planexec.errors import UsageError
 
 VALIDATORS = ValidatorSet()
 
@@ -121,7 +122,7 @@ def levenshtein(answer: Any, params: dict[str, Any], ctx: EvalContext) -> Outcom
     sim = 1.0 - d / max(len(text), len(ref)) if (text or ref) else 1.0
     ok = d <= max_distance if max_distance is not None else sim >= threshold
     limit = f"distance <= {max_distance:g}" if max_distance is not None else f"similarity >= {threshold:g}"
-    return Outcome(ok, f"Edit distance {d}, similarity {sim:.3f} ({limit}).", output=d, score=sim)
+    return Outcome(ok, f"Edit distance {d}, similarity {sim:.3f} ({limit}).", score=sim)
 
 
 @VALIDATORS("rouge_l", params=("value", "threshold"))
@@ -134,18 +135,19 @@ def rouge_l_check(answer: Any, params: dict[str, Any], ctx: EvalContext) -> Outc
     return Outcome(ok, f"ROUGE-L F1 {f1:.3f} ({'>=' if ok else '<'} {threshold:g}).", score=f1)
 
 
-_EMBEDDERS: dict[str, Any] = {}
-_EMBEDDERS_LOCK = threading.Lock()
-
-
 def embedder(name: str) -> Any:
-    """One embedder per name for the whole process (the model loads once, on first use)."""
-    with _EMBEDDERS_LOCK:
-        if name not in _EMBEDDERS:
-            from planexec.knowledge import get_embedder
-
-            _EMBEDDERS[name] = get_embedder(name)
-        return _EMBEDDERS[name]
+    """The process-wide embedder of planexec.knowledge (the model loads once, on first use)."""
+    try:
+        from planexec.knowledge import get_embedder
+    except ImportError:
+        try:
+            from planexec.knowledge.embedder import get_embedder
+        except ImportError as exc:
+            raise CheckUnavailable(f"semantic_similarity needs planexec.knowledge.get_embedder: {exc}") from None
+    try:
+        return get_embedder(name)
+    except UsageError as exc:
+        raise CheckUnavailable(f"no embedding model: {exc}") from None
 
 
 @VALIDATORS("semantic_similarity", params=("value", "threshold"), deterministic=False)
@@ -153,11 +155,7 @@ def semantic_similarity(answer: Any, params: dict[str, Any], ctx: EvalContext) -
     """Passes when the cosine similarity of local sentence embeddings is >= threshold (default 0.7)."""
     ref = _reference(params)
     threshold = _threshold(params, 0.7)
-    try:
-        model = embedder(ctx.embedder)
-    except ImportError as exc:
-        raise CheckUnavailable(f"semantic_similarity needs planexec.knowledge.get_embedder: {exc}") from None
-    vectors = model.embed([as_text(answer), ref])
+    vectors = embedder(ctx.embedder).embed([as_text(answer), ref])
     cosine = float(max(-1.0, min(1.0, float(vectors[0] @ vectors[1]))))
     ok = cosine >= threshold
     return Outcome(ok, f"Cosine similarity {cosine:.3f} ({'>=' if ok else '<'} {threshold:g}).", score=cosine)

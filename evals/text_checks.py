@@ -46,10 +46,10 @@ def keyword(answer: Any, params: dict[str, Any], ctx: EvalContext) -> Outcome:
     ok = bool(found) if mode == "any" else not missing
     if ok:
         label = "keyword" if len(found) == 1 else "keywords"
-        return Outcome(True, f"Found {label} {_quoted(found)}.", output=found)
+        return Outcome(True, f"Found {label} {_quoted(found)}.")
     if mode == "any":
-        return Outcome(False, f"None of the keywords found: {_quoted(words)}.", output=found)
-    return Outcome(False, f"Missing keyword(s): {_quoted(missing)}.", output=found)
+        return Outcome(False, f"None of the keywords found: {_quoted(words)}.")
+    return Outcome(False, f"Missing keyword(s): {_quoted(missing)}.")
 
 
 @VALIDATORS("negation", params=("keywords", "case_sensitive"))
@@ -61,7 +61,7 @@ def negation(answer: Any, params: dict[str, Any], ctx: EvalContext) -> Outcome:
     found = [w for w in words if _fold(w, case) in text]
     if not found:
         return Outcome(True, "No prohibited keywords found.")
-    return Outcome(False, f"Prohibited keywords found: {', '.join(found)}", output=found)
+    return Outcome(False, f"Prohibited keywords found: {', '.join(found)}")
 
 
 _FLAG_LETTERS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL, "x": re.VERBOSE}
@@ -127,7 +127,7 @@ def length(answer: Any, params: dict[str, Any], ctx: EvalContext) -> Outcome:
     n = measure(as_text(answer), unit)
     ok = within(n, lo, hi)
     verb = "within" if ok else "outside"
-    return Outcome(ok, f"{n} {unit}, {verb} {range_text(lo, hi)}.", output=n)
+    return Outcome(ok, f"{n} {unit}, {verb} {range_text(lo, hi)}.")
 
 
 def _string_param(params: dict[str, Any]) -> str:
@@ -190,8 +190,8 @@ _NUMBER = re.compile(
 )
 
 
-def numbers_in(text: str) -> list[tuple[int, float]]:
-    """Every number in `text` with its position; '$45,230' reads as 45230, '−3' as -3."""
+def numbers_in(text: str) -> list[tuple[int, int, float]]:
+    """Every number in `text` with its span; '$45,230' reads as 45230, '−3' as -3."""
     out = []
     for m in _NUMBER.finditer(text):
         raw = m.group(0).replace(",", "").replace("−", "-")
@@ -200,20 +200,30 @@ def numbers_in(text: str) -> list[tuple[int, float]]:
         except ValueError:
             continue
         if math.isfinite(value):
-            out.append((m.start(), value))
+            out.append((m.start(), m.end(), value))
     return out
 
 
+_GAP = re.compile(r"[\s:=]*")
+
+
 def find_number(text: str, label: str | None, window: int = 80) -> float | None:
-    """With a label: the first number within `window` chars after a mention of it; else the first number."""
+    """The number next to a mention of `label`, else the first number.
+
+    Right before the label ("1000 rows") wins; otherwise the first number within `window`
+    characters after it ("average revenue is $45,230").
+    """
     nums = numbers_in(text)
     if not label:
-        return nums[0][1] if nums else None
+        return nums[0][2] if nums else None
     lowered, needle = text.lower(), label.lower()
     start = lowered.find(needle)
     while start >= 0:
         end = start + len(needle)
-        after = [v for pos, v in nums if end <= pos <= end + window]
+        before = [v for s, e, v in nums if e <= start and _GAP.fullmatch(text, e, start)]
+        if before:
+            return before[-1]
+        after = [v for s, _, v in nums if end <= s <= end + window]
         if after:
             return after[0]
         start = lowered.find(needle, end)

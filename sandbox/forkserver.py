@@ -1,0 +1,269 @@
+"""The warm fork server: a process that has imported numpy, scipy, skimage and matplotlib once
+and forks a fresh worker per run or session, so isolation does not pay the import cost.
+
+The parent talks to it over a SOCK_SEQPACKET pair: `spawn` (with the worker's own socket
+passed as a file descriptor) and `reap` (kill the worker's process group, return how it
+ended). The server is started on first use, restarted if it dies, and stopped at exit.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any
+
+from planexec.sandbox import confine
+
+from planexec.errors import PlanexecError
+
+PRELOAD = (
+    "numpy", "scipy", "scipy.ndimage", "scipy.signal", "scipy.stats", "scipy.optimize",
+    "scipy.interpolate", "scipy.spatial", "scipy.fft", "skimage", "skimage.filters",
+    "skimage.measure", "skimage.morphology", "skimage.feature", "skimage.segmentation",
+    "skimage.exposure", "skimage.transform", "skimage.registration", "skimage.util",
+    "matplotlib", "matplotlib.pyplot",
+)
+START_TIMEOUT = 120.0
+
+
+class SandboxUnavailable(PlanexecError):
+    """The fork server could not be started; the message says what it printed."""
+
+
+class ForkServer:
+    """Parent-side handle on the fork server process; thread-safe, started lazily."""
+
+    def __init__(self) -> None:
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._sock: socket.socket | None = None
+        self._log: Any = None
+        self._lock = threading.Lock()
+        self.pid: int | None = None
+
+    def _start(self) -> None:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self._log = tempfile.TemporaryFile()
+        home = Path(os.environ.get("PLANEXEC_HOME", Path.home() / ".planexec"))
+        mpl_dir = home / "cache" / "matplotlib"
+        try:
+            mpl_dir.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            mpl_dir = Path(tempfile.gettempdir())
+        env = {**confine.SAFE_ENV, "MPLCONFIGDIR": str(mpl_dir), "PATH": "/usr/bin:/bin",
+               "HOME": str(mpl_dir)}
+        try:
+            self._proc = subprocess.Popen(
+                [sys.executable, "-I", "-m", "planexec.sandbox.forkserver", str(theirs.fileno())],
+                pass_fds=[theirs.fileno()], env=env, cwd=str(mpl_dir), stdin=subprocess.DEVNULL,
+                stdout=self._log, stderr=self._log, start_new_session=True,
+            )
+        finally:
+            theirs.close()
+        self._sock = ours
+        ours.settimeout(START_TIMEOUT)
+        try:
+            hello = json.loads(ours.recv(65536) or b"null")
+        except (OSError, ValueError):
+            hello = None
+        ours.settimeout(None)
+        if not isinstance(hello, dict) or not hello.get("ready"):
+            self._log.seek(0)
+            output = self._log.read()[-2000:].decode("utf-8", "replace")
+            self._stop()
+            raise SandboxUnavailable(f"the sandbox fork server did not start: {output.strip()}")
+        self.pid = int(hello["pid"])
+
+    def _call(self, message: dict[str, Any], fds: list[int] | None = None) -> dict[str, Any]:
+        assert self._sock is not None
+        data = json.dumps(message).encode()
+        if fds:
+            socket.send_fds(self._sock, [data], fds)
+        else:
+            self._sock.send(data)
+        reply = self._sock.recv(65536)
+        if not reply:
+            raise EOFError("fork server closed")
+        return json.loads(reply)
+
+    def spawn(self, request: dict[str, Any], worker_fd: int) -> int:
+        """Fork a worker for `request`, giving it `worker_fd`; returns its pid."""
+        with self._lock:
+            for attempt in (1, 2):
+                if self._proc is None or self._proc.poll() is not None:
+                    self._stop()
+                    self._start()
+                try:
+                    return int(self._call({"op": "spawn", "request": request}, [worker_fd])["pid"])
+                except (OSError, EOFError, ValueError):
+                    self._stop()
+                    if attempt == 2:
+                        raise SandboxUnavailable("the sandbox fork server keeps failing") from None
+        raise AssertionError("unreachable")
+
+    def reap(self, pid: int) -> dict[str, Any]:
+        """Kill the worker's process group and wait for it: {"code": int|None, "signal": int|None}."""
+        with self._lock:
+            if self._sock is None:
+                return {"code": None, "signal": None}
+            try:
+                return self._call({"op": "reap", "pid": pid})
+            except (OSError, EOFError, ValueError):
+                self._stop()
+                return {"code": None, "signal": None}
+
+    def release(self, pid: int) -> None:
+        """Kill the worker's process group; the server reaps it in the background."""
+        with self._lock:
+            if self._sock is None:
+                return
+            try:
+                self._call({"op": "release", "pid": pid})
+            except (OSError, EOFError, ValueError):
+                self._stop()
+
+    def running(self) -> bool:
+        return self._proc is not None and self._proc.poll() is None
+
+    def _stop(self) -> None:
+        if self._sock is not None:
+            self._sock.close()
+            self._sock = None
+        if self._proc is not None:
+            try:
+                self._proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+                self._proc.wait()
+            self._proc = None
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+        self.pid = None
+
+    def close(self) -> None:
+        """Stop the server; it kills any worker still alive."""
+        with self._lock:
+            self._stop()
+
+
+_server: ForkServer | None = None
+_server_lock = threading.Lock()
+
+
+def get_server() -> ForkServer:
+    """The process-wide fork server (created on first use, stopped at interpreter exit)."""
+    global _server
+    with _server_lock:
+        if _server is None:
+            _server = ForkServer()
+            atexit.register(shutdown)
+        return _server
+
+
+def shutdown() -> None:
+    """Stop the process-wide fork server if it is running."""
+    with _server_lock:
+        if _server is not None:
+            _server.close()
+
+
+# --- the server process -------------------------------------------------------------------
+
+
+def _preload() -> None:
+    import importlib
+
+    sys.dont_write_bytecode = True
+    for name in PRELOAD:
+        importlib.import_module(name)
+    import matplotlib.pyplot as plt
+    import numpy as np
+    from planexec.sandbox import seccomp, worker  # noqa: F401 - imported before any fork
+
+    seccomp.load_library()
+    if seccomp.available():
+        seccomp.prepare()
+    confine.remember_vm_size()
+    confine.read_paths()
+    fig, ax = plt.subplots()
+    ax.plot(np.arange(3))
+    ax.set_title("warm")
+    fig.savefig(tempfile.TemporaryFile(), format="png")
+    plt.close("all")
+
+
+def _serve(fd: int) -> None:
+    ctrl = socket.socket(fileno=fd)
+    _preload()
+    ctrl.send(json.dumps({"ready": True, "pid": os.getpid()}).encode())
+    children: set[int] = set()
+    dying: set[int] = set()
+    try:
+        while True:
+            for pid in list(dying):
+                if os.waitpid(pid, os.WNOHANG)[0]:
+                    dying.discard(pid)
+            ctrl.settimeout(0.05 if dying else None)
+            try:
+                data, fds, _flags, _addr = socket.recv_fds(ctrl, 1 << 20, 4)
+            except (InterruptedError, TimeoutError):
+                continue
+            if not data:
+                break
+            msg = json.loads(data)
+            if msg["op"] == "spawn":
+                pid = os.fork()
+                if pid == 0:
+                    from planexec.sandbox import worker
+
+                    ctrl.detach()
+                    worker.main(fds[0], msg["request"], os.getppid())
+                for extra in fds:
+                    os.close(extra)
+                children.add(pid)
+                ctrl.send(json.dumps({"pid": pid}).encode())
+            elif msg["op"] == "reap":
+                ctrl.send(json.dumps(_reap(int(msg["pid"]), children)).encode())
+            elif msg["op"] == "release":
+                pid = int(msg["pid"])
+                if pid in children:
+                    children.discard(pid)
+                    _kill(pid)
+                    dying.add(pid)
+                ctrl.send(b"{}")
+    finally:
+        for pid in list(children):
+            _reap(pid, children)
+        for pid in dying:
+            os.waitpid(pid, 0)
+
+
+def _reap(pid: int, children: set[int]) -> dict[str, Any]:
+    if pid not in children:
+        return {"code": None, "signal": None}
+    children.discard(pid)
+    _kill(pid)
+    _, status = os.waitpid(pid, 0)
+    if os.WIFSIGNALED(status):
+        return {"code": None, "signal": os.WTERMSIG(status)}
+    return {"code": os.WEXITSTATUS(status), "signal": None}
+
+
+def _kill(pid: int) -> None:
+    for kill in (os.killpg, os.kill):
+        try:
+            kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+if __name__ == "__main__":
+    _serve(int(sys.argv[1]))

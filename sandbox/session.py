@@ -1,0 +1,287 @@
+"""A worker process seen from the parent, and sessions that keep one namespace across runs."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import tempfile
+import threading
+import time
+from typing import TYPE_CHECKING, Any
+
+from planexec.sandbox import wire
+from planexec.sandbox.result import ExecutionResult
+
+from planexec.errors import InputError
+
+if TYPE_CHECKING:
+    from planexec.sandbox.runner import Sandbox
+
+MB = 1 << 20
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+class WorkerGone(Exception):
+    """The worker stopped answering: timed out, crashed or broke the protocol."""
+
+    def __init__(self, error_type: str, message: str) -> None:
+        super().__init__(message)
+        self.error_type = error_type
+
+
+class Worker:
+    """One confined worker process with its scratch directory and socket."""
+
+    def __init__(self, sandbox: Sandbox, inputs: dict[str, Any], cpu_seconds: int) -> None:
+        self.sandbox = sandbox
+        self.scratch = tempfile.mkdtemp(prefix="planexec-sandbox-")
+        self.dir_fd = os.open(self.scratch, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        self.sock: socket.socket | None = None
+        self.pid: int | None = None
+        self.layers: tuple[str, ...] = ()
+        try:
+            self._start(inputs, cpu_seconds)
+        except BaseException:
+            self.close()
+            raise
+
+    def _start(self, inputs: dict[str, Any], cpu_seconds: int) -> None:
+        sb = self.sandbox
+        mapped = self._write_inputs(inputs)
+        limits = {"memory_bytes": sb.memory_mb * MB + mapped, "cpu_seconds": cpu_seconds,
+                  "file_bytes": max(sb.file_mb * MB, 2 * mapped), "open_files": 64,
+                  "processes": 64}
+        request = {"scratch": self.scratch, "layers": list(sb.layers), "limits": limits,
+                   "inputs": "inputs.json" if inputs else None, "output_chars": sb.output_chars}
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock = ours
+        try:
+            self.pid = sb.server.spawn(request, theirs.fileno())
+        finally:
+            theirs.close()
+        ready = self.ask(None, sb.timeout + 30)
+        if not ready.get("ready"):
+            raise WorkerGone(str(ready.get("error_type") or "SandboxError"),
+                             str(ready.get("error") or "the worker did not start"))
+        self.layers = tuple(str(x) for x in ready.get("layers", ()))
+
+    def _write_inputs(self, inputs: dict[str, Any]) -> int:
+        """Save inputs in the scratch dir (arrays as .npy); returns the bytes of array data."""
+        import numpy as np
+
+        if not inputs:
+            return 0
+        total = 0
+        count = 0
+
+        def save(arr: Any) -> str:
+            nonlocal total, count
+            count += 1
+            name = f"in_{count}.npy"
+            np.save(os.path.join(self.scratch, name), np.ascontiguousarray(arr), allow_pickle=False)
+            total += int(arr.nbytes)
+            return name
+
+        try:
+            encoded = {str(k): wire.encode(v, save, str(k)) for k, v in inputs.items()}
+        except wire.EncodeError as exc:
+            raise InputError(f"sandbox input {exc}") from None
+        with open(os.path.join(self.scratch, "inputs.json"), "w", encoding="utf-8") as fh:
+            json.dump(encoded, fh)
+        return total
+
+    def ask(self, message: dict[str, Any] | None, timeout: float) -> dict[str, Any]:
+        """Send `message` (None: just listen) and wait up to `timeout` s for the reply."""
+        assert self.sock is not None
+        try:
+            self.sock.settimeout(timeout)
+            if message is not None:
+                wire.send(self.sock, message)
+            return wire.recv(self.sock, self.sandbox.max_message_mb * MB)
+        except TimeoutError:
+            raise WorkerGone("Timeout", f"the code ran longer than the timeout of {timeout:g} s; "
+                                        "raise timeout or make the code faster") from None
+        except wire.WireError as exc:
+            raise WorkerGone("OutputTooLarge", str(exc)) from None
+        except (EOFError, OSError):
+            raise WorkerGone("WorkerCrashed", self._death_notice()) from None
+
+    def _death_notice(self) -> str:
+        info = self.sandbox.server.reap(self.pid) if self.pid else {}
+        self.pid = None
+        sig = info.get("signal")
+        if sig:
+            name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)
+            hint = {"SIGSEGV": " (a crash in native code)", "SIGXCPU": " (CPU time limit)",
+                    "SIGKILL": " (killed, often out of memory)"}.get(name, "")
+            return f"the worker died with {name}{hint}; the next run starts a fresh worker"
+        return f"the worker exited with code {info.get('code')}; the next run starts a fresh worker"
+
+    def read_array(self, name: str) -> Any:
+        arr = wire.load_array_file(self.dir_fd, name, self.sandbox.max_result_mb * MB)
+        self._unlink(name)
+        return arr
+
+    def read_png(self, name: str) -> bytes:
+        if not isinstance(name, str) or "/" in name or not name.endswith(".png"):
+            raise wire.WireError(f"refusing figure name {name!r}")
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=self.dir_fd)
+        with os.fdopen(fd, "rb") as fh:
+            data = fh.read(self.sandbox.max_result_mb * MB + 1)
+        self._unlink(name)
+        if not data.startswith(PNG_MAGIC) or len(data) > self.sandbox.max_result_mb * MB:
+            raise wire.WireError(f"{name} is not a PNG within the size cap")
+        return data
+
+    def _unlink(self, name: str) -> None:
+        try:
+            os.unlink(name, dir_fd=self.dir_fd)
+        except OSError:
+            pass
+
+    def run(self, code: str, timeout: float) -> ExecutionResult:
+        started = time.perf_counter()
+        reply = self.ask({"op": "run", "code": code}, timeout)
+        try:
+            results = wire.decode(reply.get("results") or {}, self.read_array)
+            figures = [self.read_png(n) for n in reply.get("figures") or []]
+        except (OSError, ValueError) as exc:
+            return ExecutionResult.failure("OutputTooLarge", f"the worker's output was refused: {exc}",
+                                           layers=self.layers)
+        line = reply.get("line")
+        return ExecutionResult(
+            ok=bool(reply.get("ok")), results=results if isinstance(results, dict) else {},
+            figures=figures, stdout=str(reply.get("stdout") or ""),
+            stderr=str(reply.get("stderr") or ""), error=reply.get("error"),
+            error_type=reply.get("error_type"), duration=time.perf_counter() - started,
+            line=line if isinstance(line, int) else None, layers=self.layers,
+        )
+
+    def close(self) -> None:
+        if self.sock is not None:
+            self.sock.close()
+            self.sock = None
+        if self.pid is not None:
+            self.sandbox.server.release(self.pid)
+            self.pid = None
+        if self.dir_fd >= 0:
+            os.close(self.dir_fd)
+            self.dir_fd = -1
+        shutil.rmtree(self.scratch, ignore_errors=True)
+
+
+class Session:
+    """Runs that share one namespace in one worker; `get()` returns named variables.
+
+    If a run times out or the worker crashes, the next run starts a fresh worker from the
+    session's inputs: variables made by earlier runs are then gone (the result says so).
+    """
+
+    def __init__(self, sandbox: Sandbox, inputs: dict[str, Any] | None = None) -> None:
+        self.sandbox = sandbox
+        self.inputs: dict[str, Any] = dict(inputs or {})
+        self._worker: Worker | None = None
+        self._lock = threading.Lock()
+        self.closed = False
+        self.restarts = 0
+
+    def _ensure(self) -> Worker:
+        if self.closed:
+            raise InputError("this sandbox session is closed; open a new one")
+        if self._worker is None:
+            self._worker = Worker(self.sandbox, self.inputs, self.sandbox.session_cpu_seconds)
+        return self._worker
+
+    def run(self, code: str, timeout: float | None = None) -> ExecutionResult:
+        """Run `code` in the session's namespace; failures come back as data."""
+        violation = self.sandbox.check(code)
+        if violation is not None:
+            return violation
+        limit = float(timeout or self.sandbox.timeout)
+        started = time.perf_counter()
+        with self._lock:
+            try:
+                result = self._ensure().run(code, limit)
+            except WorkerGone as gone:
+                self._drop()
+                note = "" if gone.error_type != "WorkerCrashed" and gone.error_type != "Timeout" else (
+                    "; variables made by earlier runs of this session are gone")
+                return ExecutionResult.failure(gone.error_type, f"{gone}{note}",
+                                               duration=time.perf_counter() - started,
+                                               layers=self.sandbox.all_layers)
+        result.duration = time.perf_counter() - started
+        result.layers = ("policy",) * self.sandbox.check_policy + result.layers
+        return result
+
+    def get(self, names: list[str] | tuple[str, ...], missing_ok: bool = False) -> dict[str, Any]:
+        """Named variables of the namespace (arrays via .npy, the rest via JSON)."""
+        with self._lock:
+            try:
+                worker = self._ensure()
+                reply = worker.ask({"op": "get", "names": list(names)}, self.sandbox.timeout)
+                if not reply.get("ok"):
+                    raise InputError(f"cannot return variables: {reply.get('error')}")
+                values = wire.decode(reply.get("values") or {}, worker.read_array)
+            except WorkerGone as gone:
+                self._drop()
+                raise InputError(f"cannot return variables: {gone}") from None
+        missing = reply.get("missing") or []
+        if missing and not missing_ok:
+            raise InputError(f"no variable(s) {', '.join(missing)} in the session; "
+                             f"define them in the code first")
+        return values
+
+    def update(self, values: dict[str, Any]) -> None:
+        """Add or replace input variables (also kept for a restarted worker)."""
+        if not values:
+            return
+        with self._lock:
+            self.inputs.update(values)
+            if self._worker is None:
+                return
+            import numpy as np
+
+            worker = self._worker
+            count = [0]
+
+            def save(arr: Any) -> str:
+                count[0] += 1
+                name = f"set_{time.monotonic_ns()}_{count[0]}.npy"
+                np.save(os.path.join(worker.scratch, name), np.ascontiguousarray(arr),
+                        allow_pickle=False)
+                return name
+
+            try:
+                encoded = {str(k): wire.encode(v, save, str(k)) for k, v in values.items()}
+                worker.ask({"op": "set", "values": encoded}, self.sandbox.timeout)
+            except wire.EncodeError as exc:
+                raise InputError(f"sandbox input {exc}") from None
+            except WorkerGone:
+                self._drop()
+
+    @property
+    def alive(self) -> bool:
+        return self._worker is not None
+
+    def _drop(self) -> None:
+        if self._worker is not None:
+            self._worker.close()
+            self._worker = None
+            self.restarts += 1
+
+    def close(self) -> None:
+        """Stop the worker and delete its scratch directory; safe to call twice."""
+        with self._lock:
+            self.closed = True
+            if self._worker is not None:
+                self._worker.close()
+                self._worker = None
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

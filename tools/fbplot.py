@@ -174,7 +174,8 @@ def functional_boxplot_summary_statistics(
 ) -> dict[str, Any]:
     """Depths, median, percentile bands, central region, fences, whiskers and outliers.
 
-    The median is the deepest curve; a q-percentile band is the envelope of the ⌈q·n/100⌉
+    Curves are ranked by depth (BD ties broken by MBD, then by index). The median is the
+    deepest curve; a q-percentile band is the envelope of the ⌈q·n/100⌉
     deepest curves, the central region that of the ⌈prob·n⌉ deepest; fences inflate the
     central region by `factor` times its pointwise width. `outlier_rule="fence"` flags
     curves crossing a fence anywhere; `"band"` flags the curves left out of the widest
@@ -195,8 +196,10 @@ def functional_boxplot_summary_statistics(
     if outlier_rule not in ("fence", "band"):
         raise CurveDataError(f"unknown outlier rule {outlier_rule!r}; choose 'fence' or 'band'")
 
-    depth = modified_band_depth(x) if key == "mbd" else band_depth(x)
-    order = np.argsort(-depth, kind="stable")
+    mbd = modified_band_depth(x)
+    depth = mbd if key == "mbd" else band_depth(x)
+    # Noisy curves often share the minimal BD; break ties by MBD (R fbplot's "Both").
+    order = np.lexsort((-mbd, -depth))
     ranked = x[order]
 
     def envelope(k: int) -> tuple[np.ndarray, np.ndarray]:

@@ -71,7 +71,15 @@ class GuidedExecutor:
         for name in tools:
             if run.aborted:
                 break
-            attempt, output = self._attempt(step, name, run)
+            try:
+                attempt, output = self._attempt(step, name, run)
+            except RunAborted as exc:
+                # keep the attempt that tripped the breaker, and the step, in the run's record
+                if isinstance(exc.payload, ToolAttempt):
+                    attempts.append(exc.payload)
+                run.record(StepResult(step, "failed", tuple(attempts), summary=f"stopped: {exc.reason}",
+                                      duration=time.perf_counter() - started))
+                raise
             attempts.append(attempt)
             if attempt.verdict is not None and attempt.verdict.ok and output is not None:
                 winner = (attempt, output)
@@ -122,7 +130,11 @@ class GuidedExecutor:
             else Verdict(False, error or "no output", "tool" if output is not None else "exception")
         )
         duration = time.perf_counter() - started
-        auto_fixed = self.breaker.record(run, name, error is not None)
+        tripped: RunAborted | None = None
+        try:
+            auto_fixed = self.breaker.record(run, name, error is not None)
+        except RunAborted as exc:
+            auto_fixed, tripped = False, exc
         attempt = ToolAttempt(
             tool=name,
             input=args,
@@ -145,6 +157,8 @@ class GuidedExecutor:
             AttemptFinished(step.step_num, name, attempt.ok, attempt.summary[:300], error,
                             verdict.reason, verdict.decided_by, duration)
         )
+        if tripped is not None:
+            raise RunAborted(tripped.reason, payload=attempt)
         return attempt, output
 
 

@@ -114,23 +114,23 @@ class Orchestrator:
                approve_tool: ToolApproval | None) -> RunResult:
         """The loop: context, plan, approval, then every ready step as evaluate(execute(step))."""
         try:
-            self._timed(run, "context", lambda: self.context.prepare(run))
-            run.plan = self._timed(run, "plan", make_plan)
-            run.plan = review_plan(run, approve_plan)
-            executor = self._executor(approve_tool)
-            Scheduler(self.config.max_parallel).run(
-                run,
-                work=lambda step: self._evaluate(executor.execute(step, run)),
-                on_result=lambda result: self._after_step(run, result),
-            )
-        except RunAborted as exc:
-            run.aborted = exc.reason
-            run.bus.emit(RunAbortedEvent(exc.reason))
-        except (LLMError, ToolError) as exc:
-            run.errors.append(str(exc))
-        try:
+            try:
+                self._timed(run, "context", lambda: self.context.prepare(run))
+                run.plan = self._timed(run, "plan", make_plan)
+                run.plan = review_plan(run, approve_plan)
+                executor = self._executor(approve_tool)
+                Scheduler(self.config.max_parallel).run(
+                    run,
+                    work=lambda step: self._evaluate(executor.execute(step, run)),
+                    on_result=lambda result: self._after_step(run, result),
+                )
+            except RunAborted as exc:
+                run.aborted = exc.reason
+                run.bus.emit(RunAbortedEvent(exc.reason))
+            except (LLMError, ToolError) as exc:
+                run.errors.append(str(exc))
             return self._finish(run)
-        finally:
+        finally:  # also when a usage error (an invalid plan) escapes: run.log and services close
             run.services.close()
 
     # -- the parts of the loop ------------------------------------------------------------

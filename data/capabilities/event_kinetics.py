@@ -1,40 +1,50 @@
-# Kinetics of every detected event: rise time (10% to 90% of the amplitude, before the peak)
-# and half-decay time (peak until the trace falls below 50% of the amplitude), in frames,
-# interpolated between frames; NaN where the trace ends first.
+# Kinetics of every detected event, in frames (interpolated between frames): rise time from
+# 10% to 90% of the amplitude, and half-decay time from the peak until the lightly smoothed
+# trace falls below half the amplitude. The decay is NaN for an event riding on an earlier
+# transient, or cut short by the next event or the end of the recording. Medians summarise.
 from scipy import ndimage
 
 smooth = ndimage.gaussian_filter1d(dff.astype(np.float64), 1.0, axis=1, mode="nearest")
+frames_by_cell = {}
+for event in events:
+    frames_by_cell.setdefault(event["cell"], []).append(int(event["frame"]))
+next_event = {}
+for cell, frames in frames_by_cell.items():
+    frames = sorted(frames)
+    for a, b in zip(frames, frames[1:] + [dff.shape[1]]):
+        next_event[(cell, a)] = b
 event_kinetics = []
 for event in events:
-    trace, peak = smooth[event["cell"]], int(event["frame"])
-    onset_level = trace[max(peak - 4, 0):peak + 1].min()
-    top = trace[peak]
-    amp = top - onset_level
+    cell, peak = event["cell"], int(event["frame"])
+    raw = dff[cell].astype(np.float64)
+    before = raw[max(peak - 3, 0):peak]
+    onset = float(np.median(before)) if before.size else 0.0
+    amp = raw[peak] - onset
     rise = decay = float("nan")
     if amp > 0:
-        lo, hi = onset_level + 0.1 * amp, onset_level + 0.9 * amp
-        before = trace[max(peak - 10, 0):peak + 1]
+        lo, hi = onset + 0.1 * amp, onset + 0.9 * amp
         t_lo = t_hi = None
-        for k in range(len(before) - 1, 0, -1):
-            a, b = before[k - 1], before[k]
+        for k in range(peak, max(peak - 10, 0), -1):
+            a, b = raw[k - 1], raw[k]
             if t_hi is None and a < hi <= b:
                 t_hi = k - 1 + (hi - a) / (b - a)
             if t_lo is None and a < lo <= b:
                 t_lo = k - 1 + (lo - a) / (b - a)
+            if t_lo is not None and t_hi is not None:
                 break
-        if t_lo is not None and t_hi is not None:
+        if t_lo is not None and t_hi is not None and t_hi >= t_lo:
             rise = float(t_hi - t_lo)
-        half = onset_level + 0.5 * amp
-        after = trace[peak:]
+        half = onset + 0.5 * amp
+        isolated = abs(onset) <= 0.25 * amp
+        stop = next_event[(cell, peak)] if isolated else peak + 1
+        after = np.concatenate([[raw[peak]], smooth[cell, peak + 1:stop]])
         below = np.flatnonzero(after < half)
-        if below.size:
+        if below.size and below[0] > 0:
             k = int(below[0])
             a, b = after[k - 1], after[k]
             decay = float(k - 1 + (a - half) / (a - b))
-    event_kinetics.append(
-        {"cell": event["cell"], "frame": peak, "rise_frames": rise, "decay_frames": decay}
-    )
+    event_kinetics.append({"cell": cell, "frame": peak, "rise_frames": rise, "decay_frames": decay})
 rises = [k["rise_frames"] for k in event_kinetics if np.isfinite(k["rise_frames"])]
 decays = [k["decay_frames"] for k in event_kinetics if np.isfinite(k["decay_frames"])]
-mean_rise_frames = float(np.mean(rises)) if rises else float("nan")
-mean_decay_frames = float(np.mean(decays)) if decays else float("nan")
+median_rise_frames = float(np.median(rises)) if rises else float("nan")
+median_decay_frames = float(np.median(decays)) if decays else float("nan")

@@ -73,8 +73,8 @@ class Capabilities:
 
     def describe(self) -> list[tuple[str, bool, str]]:
         """(layer, available, plain explanation) rows for people."""
-        return [(name, name in self.layers, self.notes.get(name, "")) for name in
-                (*LAYERS, "policy", "netns")]
+        have = {**{n: n in self.layers for n in LAYERS}, "policy": True, "netns": self.netns}
+        return [(name, have[name], self.notes.get(name, "")) for name in have]
 
 
 def detect() -> Capabilities:

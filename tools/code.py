@@ -1,0 +1,160 @@
+"""`python_code` and `python_coder`: run analysis code in the run's sandbox session.
+
+Both share one sandbox session per run (`ctx.services["sandbox_session"]`), opened with the
+variables earlier steps published in `ctx.state["variables"]`, so later steps see what
+earlier code computed.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from planexec.sandbox import ExecutionResult, Sandbox, Session
+from planexec.tools.base import ToolContext, ToolOutput
+from planexec.tools.decorator import tool
+
+from planexec.errors import ToolError
+from planexec.llm.base import Message
+
+SESSION_SERVICE = "sandbox_session"
+_FENCE = re.compile(r"```(?:python|py)?\s*\n(.*?)```", re.DOTALL | re.IGNORECASE)
+
+CODER_SYSTEM = """You write Python analysis code that runs in a sandbox.
+Available without import: np (numpy), scipy, skimage, plt (matplotlib, Agg backend), and the
+input variables listed below. You may import numpy, scipy, skimage, matplotlib, math,
+statistics, collections, itertools, functools. No files, network, os, sys or subprocess.
+Leave a dict named `results` with the key numbers (plain floats/ints/lists or numpy arrays),
+and optionally `figure` (a matplotlib Figure). Answer with one ```python code block only."""
+
+
+def session_for(ctx: ToolContext) -> Session:
+    """The run's sandbox session; new variables from `ctx.state["variables"]` are passed in."""
+    variables = dict(ctx.state.get("variables") or {})
+
+    def factory() -> Session:
+        return Sandbox().session(variables)
+
+    session: Session = ctx.services.get(SESSION_SERVICE, factory)
+    fresh = {k: v for k, v in variables.items() if k not in session.inputs}
+    if fresh:
+        session.update(fresh)
+    return session
+
+
+def _save_figures(result: ExecutionResult, ctx: ToolContext, stem: str) -> list[str]:
+    paths = []
+    for i, png in enumerate(result.figures, start=1):
+        path = ctx.figures_dir / f"{stem}_{i}.png"
+        path.write_bytes(png)
+        paths.append(str(path))
+    return paths
+
+
+def _stem(ctx: ToolContext, name: str) -> str:
+    return f"step{ctx.step.step_num}_{name}" if ctx.step is not None else name
+
+
+def _outputs(session: Session, ctx: ToolContext) -> dict[str, Any]:
+    """Variables named in the step's `outputs`, for later tools outside the sandbox."""
+    names = [n for n in (ctx.step.outputs if ctx.step else ()) if n.isidentifier()]
+    if not names:
+        return {}
+    try:
+        found = session.get(names, missing_ok=True)
+    except Exception:  # noqa: BLE001 - publishing outputs is best effort
+        return {}
+    return {"variables": {**(ctx.state.get("variables") or {}), **found}} if found else {}
+
+
+def _as_output(result: ExecutionResult, ctx: ToolContext, session: Session, name: str,
+               code: str, extra: dict[str, Any] | None = None) -> ToolOutput:
+    artifacts = _save_figures(result, ctx, _stem(ctx, name)) if result.figures else []
+    value = {"results": result.results, "stdout": result.stdout, "code": code, **(extra or {})}
+    if not result.ok:
+        value["stderr"] = result.stderr
+        value["error_type"] = result.error_type
+    return ToolOutput(
+        value=value, summary=result.summary(), artifacts=artifacts, ok=result.ok,
+        error=None if result.ok else f"{result.error_type}: {result.error}",
+        results=dict(result.results) if result.ok else {},
+        state=_outputs(session, ctx) if result.ok else {},
+    )
+
+
+@tool(type="code")
+def python_code(code: str, ctx: ToolContext) -> ToolOutput:
+    """Run Python analysis code in the sandbox; earlier variables (e.g. images) are available, and the code leaves `results` (dict) and optionally `figure`."""
+    session = session_for(ctx)
+    result = session.run(code)
+    return _as_output(result, ctx, session, "python_code", code)
+
+
+def extract_code(text: str) -> str:
+    """The first fenced code block of an answer, or the whole answer when there is none."""
+    match = _FENCE.search(text)
+    return (match.group(1) if match else text).strip()
+
+
+def describe_variables(variables: dict[str, Any]) -> str:
+    lines = []
+    for name, value in variables.items():
+        shape = getattr(value, "shape", None)
+        if shape is not None:
+            lines.append(f"- {name}: array shape {tuple(shape)} dtype {getattr(value, 'dtype', '?')}")
+        else:
+            text = repr(value)
+            lines.append(f"- {name}: {type(value).__name__} {text[:80]}")
+    return "\n".join(lines) or "- (none)"
+
+
+def coder_prompt(ctx: ToolContext, variables: dict[str, Any]) -> str:
+    step = ctx.step
+    parts = [f"Request: {ctx.request}"] if ctx.request else []
+    if step is not None:
+        parts.append(f"Goal: {step.goal}")
+        if step.context:
+            parts.append(f"Context: {step.context}")
+        if step.success_criteria:
+            parts.append(f"Success criteria: {step.success_criteria}")
+        if step.inputs:
+            parts.append(f"Use inputs: {', '.join(step.inputs)}")
+        if step.outputs:
+            parts.append(f"Define variables: {', '.join(step.outputs)} (and put key numbers in results)")
+    parts.append("Input variables:\n" + describe_variables(variables))
+    chunks = [str(c) for c in (ctx.state.get("rag_chunks") or [])][:5]
+    if chunks:
+        parts.append("Relevant literature:\n" + "\n---\n".join(c[:1500] for c in chunks))
+    return "\n\n".join(parts)
+
+
+@tool(type="code")
+def python_coder(ctx: ToolContext) -> ToolOutput:
+    """Ask the LLM to write Python analysis code for the step's goal, run it in the sandbox, and retry once with the error if it fails."""
+    if ctx.llm is None:
+        raise ToolError(
+            "python_coder needs an LLM; set OPENAI_API_KEY/ANTHROPIC_API_KEY or use a capability"
+        )
+    session = session_for(ctx)
+    messages = [Message("system", CODER_SYSTEM),
+                Message("user", coder_prompt(ctx, dict(session.inputs)))]
+    attempts: list[dict[str, Any]] = []
+    result: ExecutionResult | None = None
+    code = ""
+    for _ in range(2):
+        answer = ctx.llm.complete(messages).text
+        code = extract_code(answer)
+        result = session.run(code)
+        attempts.append({"code": code, "ok": result.ok, "error": result.error})
+        if result.ok:
+            break
+        messages += [
+            Message("assistant", f"```python\n{code}\n```"),
+            Message("user", f"That code failed: {result.error}\n{result.stderr[-1500:]}\n"
+                            "Fix it and answer with the whole corrected code block."),
+        ]
+    assert result is not None
+    return _as_output(result, ctx, session, "python_coder", code, {"attempts": attempts})
+
+
+TOOLS = [python_code, python_coder]

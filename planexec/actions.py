@@ -29,6 +29,8 @@ class Action:
     args: dict[str, Any] = field(default_factory=dict, hash=False)
     examples: tuple[str, ...] = ()
     default: bool = False
+    title: str = ""
+    """A short human name, used as the goal of steps the planner adds by chaining."""
 
     @property
     def texts(self) -> tuple[str, ...]:
@@ -62,7 +64,8 @@ def actions_from(tools: ToolRegistry, capabilities: Iterable[Any] = ()) -> list[
                     outputs=tuple(cap.outputs),
                     args={"capability_id": cap.id},
                     examples=tuple(getattr(cap, "examples", ()) or ()),
-                    default=bool(getattr(cap, "default", False)),
+                    default=bool((getattr(cap, "metadata", None) or {}).get("default")),
+                    title=str(getattr(cap, "name", "") or cap.id),
                 )
             )
     return out

@@ -38,14 +38,10 @@ def papers_dir(config: Config) -> Path:
 
 def capability_store(config: Config) -> Any:
     """The capability store under the configured home, seeded with the starter library on first use."""
-    from planexec.knowledge import CapabilityStore, get_embedder
+    from planexec.knowledge.embedder import get_embedder
+    from planexec.knowledge.store import CapabilityStore
 
-    embedder = None if config.embedder == "none" else get_embedder(config.embedder)
-    store = CapabilityStore(config.home / "capabilities", embedder=embedder)
-    builtin = DATA_DIR / "capabilities"
-    if builtin.is_dir():
-        store.load_builtin(builtin)
-    return store
+    return CapabilityStore(config.home / "capabilities", embedder=get_embedder(config.embedder))
 
 
 class ContextBuilder:
@@ -76,7 +72,8 @@ class ContextBuilder:
         )
 
     def _retrieve(self, run: RunState) -> tuple[str, ...]:
-        from planexec.knowledge import KnowledgeBase, get_embedder
+        from planexec.knowledge.embedder import get_embedder
+        from planexec.knowledge.rag import KnowledgeBase
 
         if run.config.embedder == "none":
             return ()

@@ -41,7 +41,19 @@ class HeuristicPlanner:
             raise PlanValidationError("no tool can serve this request; register tools or pass inputs")
         chosen = self._match_clauses(ctx.request, actions)
         ordered = self._chain(chosen, actions, roots, ctx.request)
+        ordered += self._figures(ordered, actions, roots)
         return self._to_plan(ordered, ctx)
+
+    def _figures(self, ordered: list[_Choice], actions: list[Action], roots: set[str]) -> list[_Choice]:
+        """Capability figures (outputs named fig_*) whose inputs the plan already makes: results come with pictures."""
+        made = set(roots).union(*(c.action.outputs for c in ordered))
+        have = {c.action.name for c in ordered}
+        return [
+            _Choice(a, "", 0.0, "figure of the results")
+            for a in actions
+            if a.type == "capability" and a.outputs and all(o.startswith("fig") for o in a.outputs)
+            and a.name not in have and set(a.inputs) <= made
+        ]
 
     def _best(self, text: str, actions: list[Action]) -> tuple[Action, float]:
         flat = [(a, t) for a in actions for t in a.texts]
@@ -105,7 +117,7 @@ class HeuristicPlanner:
             deps = sorted({producer_of[v] for v in a.inputs if v in producer_of})
             if not a.inputs and steps and not a.outputs:
                 deps = [steps[-1].step_num]
-            goal = choice.clause or a.description
+            goal = choice.clause or a.title or a.description
             steps.append(
                 PlanStep(
                     step_num=num,

@@ -102,6 +102,6 @@ def default_scorer(spec: str = "auto") -> Scorer:
     """The embedding scorer over the local model, or keywords when spec is 'none'."""
     if spec == "none":
         return KeywordScorer()
-    from planexec.knowledge import get_embedder
+    from planexec.knowledge.embedder import get_embedder
 
     return EmbeddingScorer(get_embedder(spec))

@@ -1,0 +1,97 @@
+"""`run_capability`: run a stored analysis capability in the run's sandbox session.
+
+Every capability of a run shares one session, so variables flow from step to step inside the
+worker; declared outputs small enough to matter come back to the run (never 3-D movies).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from planexec.errors import ToolError
+from planexec.serialize import summarize
+from planexec.tools.base import ToolContext, ToolOutput
+
+SESSION = "sandbox_session"
+_NOT_RESULTS = ("_image", "_labels", "_mask", "images", "movie", "denoised")
+
+
+def run_session(ctx: ToolContext) -> Any:
+    """The run's sandbox session, opened on first use with the run's variables as inputs."""
+
+    def open_session() -> Any:
+        from planexec.sandbox import Sandbox
+
+        variables = ctx.state.setdefault("variables", {})
+        images = variables.get("images")
+        movie_mb = int(getattr(images, "nbytes", 0) / 2**20)
+        sandbox = Sandbox(timeout=max(60.0, movie_mb / 5), memory_mb=max(1536, 4 * movie_mb + 512))
+        return sandbox.session(dict(variables))
+
+    return ctx.services.get(SESSION, open_session)
+
+
+def _store(ctx: ToolContext) -> Any:
+    from planexec.config import Config
+    from planexec.context import capability_store
+
+    return ctx.services.get("capability_store", lambda: capability_store(ctx.config or Config.from_env()))
+
+
+def _publishable(name: str, value: Any) -> bool:
+    if name.endswith(_NOT_RESULTS) or name.startswith("fig"):
+        return False
+    return getattr(value, "ndim", 0) <= 2
+
+
+class RunCapability:
+    """Runs one stored capability by id; its declared outputs become run variables and key results."""
+
+    name = "run_capability"
+    type = "capability"
+    description = "Run a stored, verified analysis capability (a small code snippet) in the sandbox."
+    input_schema = {
+        "type": "object",
+        "properties": {"capability_id": {"type": "string", "minLength": 1}},
+        "required": ["capability_id"],
+    }
+    requires_approval = False
+
+    def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+        cap = _store(ctx).load(args["capability_id"])
+        variables = ctx.state.setdefault("variables", {})
+        session = run_session(ctx)
+        missing = [v for v in cap.inputs if v not in variables and v not in session.inputs]
+        figures = [o for o in cap.outputs if o.startswith("fig")]
+        wanted = [o for o in cap.outputs if o not in figures]
+        probe = ", ".join(f"{o!r}: list(np.shape({o}))" for o in wanted)
+        code = cap.code + f"\nfigures = [{', '.join(figures)}]\nresults = {{{probe}}}\n"
+        result = session.run(code)
+        if not result.ok:
+            hint = f" (inputs not produced by an earlier step: {', '.join(missing)})" if missing else ""
+            where = f" at line {result.line}" if result.line else ""
+            raise ToolError(f"capability {cap.id} failed{where}: {result.error_type}: {result.error}{hint}")
+        shapes = result.results
+        small = [o for o in wanted if len(shapes[o]) < 3]
+        values = session.get(small) if small else {}
+        variables.update(values)
+        artifacts = []
+        step = ctx.step.step_num if ctx.step else 0
+        for i, png in enumerate(result.figures):
+            path = ctx.figures_dir / f"step{step:02d}_{cap.id}{'' if i == 0 else f'_{i}'}.png"
+            path.write_bytes(png)
+            artifacts.append(str(path))
+        header = (f"Step {step}: {ctx.step.goal if ctx.step else cap.description}\n"
+                  f"capability {cap.id} v{cap.version} ({cap.origin}): {cap.description}\n"
+                  f"inputs {cap.inputs} -> outputs {cap.outputs}")
+        ctx.state.setdefault("code_blocks", []).append((header, cap.code))
+        results = {k: v for k, v in values.items() if _publishable(k, v)}
+        shown = ", ".join(f"{k}={summarize(v, 60)}" for k, v in values.items())
+        summary = f"{cap.id}: {shown or 'done'}" + (f"; {len(artifacts)} figure(s)" if artifacts else "")
+        large = {o: f"array{tuple(shapes[o])} kept in the sandbox session" for o in wanted if o not in values}
+        value = {**values, **large, **dict(zip(figures, artifacts, strict=False)),
+                 "capability_id": cap.id, "version": cap.version, "stdout": result.stdout}
+        return ToolOutput(value=value, summary=summary, artifacts=artifacts, results=results)
+
+
+TOOLS = [RunCapability()]

@@ -67,11 +67,25 @@ class PlanStep:
             v = d.get(key) or ()
             if isinstance(v, str):
                 v = [v]
+            if not isinstance(v, (list, tuple)):
+                raise PlanValidationError(f"plan step {d.get('step_num', '?')}: {key} must be a list of names")
             return tuple(str(x) for x in v)
 
+        def _num(x: Any) -> int:
+            if isinstance(x, bool) or (isinstance(x, float) and not x.is_integer()):
+                raise ValueError(f"{x!r} is not a whole number")
+            return int(x)
+
+        raw_deps = d.get("depends_on") or ()
+        if isinstance(raw_deps, (int, str)) and not isinstance(raw_deps, bool):
+            raw_deps = [raw_deps]
+        if not isinstance(raw_deps, (list, tuple)):
+            raise PlanValidationError(f"plan step {d.get('step_num', '?')}: depends_on must be a list of step numbers")
+        if not isinstance(d.get("args") or {}, dict):
+            raise PlanValidationError(f"plan step {d.get('step_num', '?')}: args must be an object")
         try:
-            step_num = int(d["step_num"])
-            depends = tuple(int(x) for x in (d.get("depends_on") or ()))
+            step_num = _num(d["step_num"])
+            depends = tuple(_num(x) for x in raw_deps)
         except (TypeError, ValueError) as exc:
             raise PlanValidationError(f"plan step numbers must be integers: {exc}") from None
         return cls(
@@ -143,7 +157,9 @@ class Plan:
 
     def find_cycle(self) -> list[int] | None:
         """A dependency cycle as a closed path of step numbers, or None."""
-        deps = {s.step_num: [d for d in s.depends_on] for s in self.steps}
+        deps: dict[int, list[int]] = {}
+        for s in self.steps:  # duplicate numbers (reported separately) pool their dependencies
+            deps.setdefault(s.step_num, []).extend(s.depends_on)
         color: dict[int, int] = {}
         stack: list[int] = []
 

@@ -1,7 +1,10 @@
 """Checkpoints: the run state saved after every step (JSON, arrays as .npy beside it), and loaded back.
 
 Arrays are written with `allow_pickle=False` and read the same way: a checkpoint is data only.
-The input image stack is not copied; a resumed run loads it again from its source.
+What the context builds (the input image stack, retrieved chunks) is not copied; a resumed
+run builds it again from its sources. A value JSON cannot hold faithfully (an arbitrary
+object) is saved in its JSON form and listed as lossy; when a step still to run needs such a
+value, or one that lived only in a worker process, the step that produced it runs again.
 """
 
 from __future__ import annotations
@@ -13,26 +16,44 @@ from pathlib import Path
 from typing import Any
 
 from planexec.errors import InputError, UsageError
+from planexec.events import LogMessage, PlanCreated
 from planexec.models import Plan, StepResult
 from planexec.serialize import to_jsonable
 from planexec.state import RunState
 
 CHECKPOINT = "checkpoint.json"
 ARRAYS = "checkpoint_arrays"
+VERSION = 2
 _SKIP_VARIABLES = {"images"}
+_ARRAY_KINDS = "biufcUSmM"  # every dtype numpy saves without pickle
+_JSON_NATIVE = (type(None), bool, int, float, str)
 
 
-def _pack(value: Any, arrays: dict[str, Any], key: str) -> Any:
-    if type(value).__module__ == "numpy" and hasattr(value, "shape") and hasattr(value, "dtype"):
-        if value.dtype.kind in "biufc":
-            digest = hashlib.sha1(value.tobytes()).hexdigest()[:12]
+def _pack(value: Any, arrays: dict[str, Any], key: str, lossy: list[str]) -> Any:
+    """A JSON value; numpy arrays go to `arrays` (named by content hash) and leave a reference."""
+    if type(value).__module__ == "numpy" and hasattr(value, "dtype"):
+        if hasattr(value, "shape") and getattr(value, "ndim", 0) > 0 and value.dtype.kind in _ARRAY_KINDS:
+            digest = hashlib.sha1(value.tobytes() + str((value.dtype.str, value.shape)).encode()).hexdigest()[:16]
             name = f"{''.join(c if c.isalnum() else '_' for c in key)[:40]}_{digest}.npy"
             arrays[name] = value
             return {"__ndarray__": name}
+        if value.dtype.kind in "biuf" and getattr(value, "ndim", 0) == 0:
+            return {"__npscalar__": value.dtype.str, "value": value.item()}
     if isinstance(value, dict):
-        return {str(k): _pack(v, arrays, f"{key}.{k}") for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_pack(v, arrays, f"{key}.{i}") for i, v in enumerate(value)]
+        if all(isinstance(k, str) for k in value):
+            return {k: _pack(v, arrays, f"{key}.{k}", lossy) for k, v in value.items()}
+        lossy.append(key)
+        return to_jsonable(value)
+    if isinstance(value, tuple):
+        return {"__tuple__": [_pack(v, arrays, f"{key}.{i}", lossy) for i, v in enumerate(value)]}
+    if isinstance(value, list):
+        return [_pack(v, arrays, f"{key}.{i}", lossy) for i, v in enumerate(value)]
+    if isinstance(value, float) and value != value:
+        return {"__float__": "nan"}
+    if isinstance(value, float) and value in (float("inf"), float("-inf")):
+        return {"__float__": "inf" if value > 0 else "-inf"}
+    if not isinstance(value, _JSON_NATIVE):
+        lossy.append(key)
     return to_jsonable(value)
 
 
@@ -42,10 +63,28 @@ def _unpack(value: Any, folder: Path) -> Any:
     if isinstance(value, dict):
         if set(value) == {"__ndarray__"}:
             return np.load(folder / value["__ndarray__"], allow_pickle=False)
+        if set(value) == {"__npscalar__", "value"}:
+            return np.dtype(value["__npscalar__"]).type(value["value"])
+        if set(value) == {"__tuple__"}:
+            return tuple(_unpack(v, folder) for v in value["__tuple__"])
+        if set(value) == {"__float__"}:
+            return float(value["__float__"])
         return {k: _unpack(v, folder) for k, v in value.items()}
     if isinstance(value, list):
         return [_unpack(v, folder) for v in value]
     return value
+
+
+def tool_modules(run: RunState) -> list[str]:
+    """Modules outside planexec that the run's plan tools come from (named so resume can say what to load)."""
+    mods: set[str] = set()
+    names = {t for s in run.plan.steps for t in s.tools} if run.plan else set()
+    for name in names & run.tools.names():
+        tool = run.tools.get(name)
+        mod = getattr(getattr(tool, "fn", None), "__module__", None) or type(tool).__module__
+        if not mod.startswith("planexec."):
+            mods.add(mod)
+    return sorted(mods)
 
 
 def save_checkpoint(run: RunState, finished: bool = False) -> Path | None:
@@ -54,39 +93,41 @@ def save_checkpoint(run: RunState, finished: bool = False) -> Path | None:
         return None
     import numpy as np
 
+    arrays: dict[str, Any] = {}
+    lossy: list[str] = []
     with run.lock:
         state = dict(run.state)
-        variables = {k: v for k, v in (state.get("variables") or {}).items() if k not in _SKIP_VARIABLES}
+        variables = {k: v for k, v in (run.state.get("variables") or {}).items() if k not in _SKIP_VARIABLES}
         state["variables"] = variables
-        arrays: dict[str, Any] = {}
         data = {
-            "version": 1,
+            "version": VERSION,
             "finished": finished,
             "request": run.request,
             "files": [str(f) for f in run.files],
             "images": str(run.images) if run.images else None,
             "plan": run.plan.to_dict() if run.plan else None,
-            "steps": [r.to_dict() for r in run.ordered_results()],
-            "results": to_jsonable(run.results),
-            "state": _pack(state, arrays, "state"),
+            "tool_modules": tool_modules(run),
+            "steps": [r.to_dict() for r in run.ordered_results() if r.status in ("succeeded", "failed")],
+            "results": _pack(dict(run.results), arrays, "results", lossy),
+            "state": _pack(state, arrays, "state", lossy),
             "artifacts": list(run.artifacts),
             "replans": to_jsonable(run.replans),
             "execution_sequence": to_jsonable(run.execution_sequence),
             "errors": list(run.errors),
-            "timings": dict(run.timings),
         }
+    data["lossy"] = lossy
     folder = run.output_dir / ARRAYS
     folder.mkdir(exist_ok=True)
     for name, arr in arrays.items():
         target = folder / name
         if not target.exists():  # the name carries a content hash: same name, same data
-            tmp = target.with_suffix(".tmp.npy")
+            tmp = folder / f".{name}.{os.getpid()}.tmp.npy"
             np.save(tmp, np.ascontiguousarray(arr), allow_pickle=False)
             os.replace(tmp, target)
     path = run.output_dir / CHECKPOINT
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(data), encoding="utf-8")
-    os.replace(tmp, path)
+    tmp_path = path.with_suffix(".tmp")
+    tmp_path.write_text(json.dumps(data), encoding="utf-8")
+    os.replace(tmp_path, path)
     return path
 
 
@@ -94,30 +135,96 @@ def load_checkpoint(run_dir: str | Path) -> dict[str, Any]:
     """The saved run as plain data plus restored arrays; clear errors for a missing or finished run."""
     folder = Path(run_dir)
     path = folder / CHECKPOINT
+    if not folder.is_dir():
+        raise InputError(f"{folder} is not a folder; pass the folder of a run (outputs/<timestamp>)")
     if not path.exists():
-        raise InputError(f"no checkpoint in {folder}: pass the folder of a run (outputs/<timestamp>)")
-    data = json.loads(path.read_text(encoding="utf-8"))
+        raise InputError(f"no checkpoint in {folder}: pass the folder of a run (outputs/<timestamp>) "
+                         "that was started with checkpoints on")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{path} is damaged ({exc}); the run cannot be resumed") from None
     if data.get("finished"):
-        raise UsageError(f"the run in {folder} already finished; its answer is in {folder / 'report.md'}")
-    data["plan"] = Plan.from_dict(data["plan"]) if data.get("plan") else None
+        raise UsageError(f"the run in {folder} already finished; nothing to resume. "
+                         f"Its answer is in {folder / 'report.md'}")
+    if data.get("version") != VERSION:
+        raise UsageError(f"{path} was written by another planexec version (format {data.get('version')}, "
+                         f"this one reads {VERSION}); run the request again")
+    if not data.get("plan"):
+        raise UsageError(f"the run in {folder} stopped before it had a plan; run the request again")
+    data["plan"] = Plan.from_dict(data["plan"])
     data["steps"] = [StepResult.from_dict(s) for s in data.get("steps") or ()]
     data["state"] = _unpack(data.get("state") or {}, folder / ARRAYS)
+    data["results"] = _unpack(data.get("results") or {}, folder / ARRAYS)
     return data
 
 
 def restore(run: RunState, data: dict[str, Any]) -> Plan:
-    """Put a loaded checkpoint back into a fresh run (after its inputs were loaded again)."""
+    """Put a loaded checkpoint back into a fresh run (after its context was built again).
+
+    Values the fresh context built win over saved ones. Finished steps are kept, except those
+    whose outputs a step still to run needs but the checkpoint could not bring back.
+    """
+    plan: Plan = data["plan"]
+    missing_tools = sorted({t for s in plan.steps for t in s.tools} - run.tools.names())
+    if missing_tools:
+        mods = data.get("tool_modules") or []
+        where = f" (the run's own tools came from {', '.join(mods)})" if mods else ""
+        raise UsageError(
+            f"the checkpointed plan uses tool(s) {missing_tools} that are not registered{where}; "
+            "resume with the same tools: `planexec resume RUN_DIR --tools MODULE`, or Orchestrator(tools=...)"
+        )
     with run.lock:
-        variables = run.state.get("variables", {})
-        run.state.update(data["state"])
-        run.state["variables"] = {**variables, **(data["state"].get("variables") or {})}
-        run.results.update(data.get("results") or {})
+        fresh = set(run.state) | set(run.state.get("variables") or {})
+        saved_state = dict(data["state"])
+        variables = {**(saved_state.pop("variables", None) or {}), **run.state.get("variables", {})}
+        run.state.update({k: v for k, v in saved_state.items() if k not in run.state})
+        run.state["variables"] = variables
+        run.results.update({k: v for k, v in (data.get("results") or {}).items()})
         run.artifacts.extend(a for a in data.get("artifacts") or () if a not in run.artifacts)
         run.replans.extend(data.get("replans") or ())
         run.execution_sequence.extend(data.get("execution_sequence") or ())
         run.errors.extend(data.get("errors") or ())
-        for r in data["steps"]:
-            if r.status in ("succeeded", "failed"):
-                run.step_results[r.step.step_num] = r
-    assert data["plan"] is not None
-    return data["plan"]
+        finished = {r.step.step_num: r for r in data["steps"]}
+        redo = _steps_to_redo(plan, finished, _available(run, data, fresh))
+        for num, result in finished.items():
+            if num not in redo:
+                run.step_results[num] = result
+    run.bus.emit(PlanCreated(plan.to_dict(), "checkpoint"))
+    kept = sorted(run.step_results)
+    note = f"resumed: step(s) {kept or 'none'} finished before the interruption"
+    run.bus.emit(LogMessage("info", note + (f"; step(s) {sorted(redo)} run again for values "
+                                            "the checkpoint could not keep" if redo else "")))
+    return plan
+
+
+def _available(run: RunState, data: dict[str, Any], fresh: set[str]) -> set[str]:
+    """Names of values the resumed run holds faithfully: rebuilt by the context, or saved without loss."""
+    lossy: set[str] = set()
+    for path in data.get("lossy") or ():
+        parts = path.split(".")
+        if parts[:2] == ["state", "variables"] and len(parts) > 2:
+            lossy.add(parts[2])
+        elif len(parts) > 1:
+            lossy.add(parts[1])
+    names = set(run.state) | set(run.state.get("variables") or {}) | set(run.results)
+    return (names - lossy) | fresh
+
+
+def _steps_to_redo(plan: Plan, finished: dict[int, StepResult], available: set[str]) -> set[int]:
+    """Finished steps to run again because a pending step needs an output that did not survive."""
+    producer: dict[str, int] = {}
+    for num in sorted(finished):
+        if finished[num].ok:
+            for out in finished[num].step.outputs:
+                producer[out] = num
+    pending = [s for s in plan.steps if s.step_num not in finished]
+    redo: set[int] = set()
+    while pending:
+        step = pending.pop()
+        for need in step.inputs:
+            num = producer.get(need)
+            if need not in available and num is not None and num not in redo:
+                redo.add(num)
+                pending.append(finished[num].step)
+    return redo

@@ -112,9 +112,12 @@ class GuidedExecutor:
             tool = run.tools.get(name)
             args = validate_args(tool, self.inputs.generate(step, tool, ctx))
             run.bus.emit(AttemptStarted(step.step_num, name, args))
-            if getattr(tool, "requires_approval", False) and self.approve_tool is not None:
-                if not self.approve_tool(name, args):
-                    raise PlanexecError(f"{name} was not approved to run")
+            if getattr(tool, "requires_approval", False):
+                if self.approve_tool is None:
+                    raise PlanexecError(f"{name} requires approval and no approver was given "
+                                        "(pass approve_tool= to run(), or --approve in the CLI)")
+                if not self.approve_tool(name, dict(args)):
+                    raise PlanexecError(f"{name} was not approved to run (denied with arguments {args})")
             output = tool.run(args, ctx)
             if not output.ok:
                 error = output.error or "the tool reported failure"

@@ -118,6 +118,7 @@ class Orchestrator:
                 self._timed(run, "context", lambda: self.context.prepare(run))
                 run.plan = self._timed(run, "plan", make_plan)
                 run.plan = review_plan(run, approve_plan)
+                save_checkpoint(run)  # resumable even when killed during the first step
                 executor = self._executor(approve_tool)
                 Scheduler(self.config.max_parallel).run(
                     run,
@@ -226,7 +227,8 @@ def _status(run: RunState, steps: list[StepResult]) -> str:
         return "aborted"
     if not steps or not any(s.ok for s in steps):
         return "failed"
-    if all(s.ok for s in steps) and run.plan and len(steps) >= len(run.plan.steps):
+    replaced = {r.get("failed_step") for r in run.replans if r.get("new_steps")}  # recovered by a replan
+    if all(s.ok or s.step.step_num in replaced for s in steps) and run.plan and len(steps) >= len(run.plan.steps):
         return "succeeded"
     return "partial"
 

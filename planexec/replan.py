@@ -1,7 +1,15 @@
-"""Bounded replanning: after a step fails, ask the planner for the remaining work, at most N times."""
+"""Bounded replanning: after a step fails, ask the planner for the remaining work, at most N times.
+
+The revised plan keeps every finished step and every step still running; the planner's new
+steps are numbered after all existing ones. A new step that repeats a step which already
+succeeded (same tools, same arguments) is dropped and its dependants point at the old one.
+"""
 
 from __future__ import annotations
 
+from typing import Any
+
+from planexec.checkpoint import save_checkpoint
 from planexec.errors import PlanexecError
 from planexec.events import Replanned
 from planexec.models import Plan, PlanStep, StepResult
@@ -18,42 +26,75 @@ def failed_actions(result: StepResult) -> set[str]:
     return avoid
 
 
+def replans_left(run: RunState) -> int:
+    return max(0, run.config.max_replans - len(run.replans))
+
+
 def maybe_replan(run: RunState, failed: StepResult, planner: Planner) -> bool:
     """Replace the unfinished part of the plan with a revised one; False when the budget is spent."""
-    if run.plan is None or len(run.replans) >= run.config.max_replans:
+    if run.plan is None or replans_left(run) == 0:
         return False
     step = failed.step
     reasons = "; ".join(failed.evaluation.concerns) if failed.evaluation else failed.summary
-    reason = f"step {step.step_num} ({step.goal}) failed: {reasons}"
+    reason = f"step {step.step_num} ({step.goal}) failed: {reasons or failed.summary}"
     ctx = run.planning_context(failure=reason)
-    ctx.extra["avoid"] = failed_actions(failed)
-    record: dict[str, object] = {"failed_step": step.step_num, "reason": reason}
+    ctx.extra["avoid"] = failed_actions(failed) | set(ctx.extra.get("avoid", ()))
+    record: dict[str, Any] = {"failed_step": step.step_num, "reason": reason, "avoid": sorted(ctx.extra["avoid"])}
     try:
         new = planner.plan(ctx)
+        with run.lock:
+            revised, added = merge_plan(run, new, reason)
+            revised.validate(run.tools.names())
     except PlanexecError as exc:
         record["error"] = str(exc)
-        run.replans.append(record)
+        with run.lock:
+            run.replans.append(record)
         return False
     with run.lock:
-        finished = [s for s in run.plan.steps if s.step_num in run.step_results]
-        offset = max([s.step_num for s in run.plan.steps] + list(run.step_results))
-        renumber = {s.step_num: s.step_num + offset for s in new.steps}
-        done = {s.step_num for s in finished}
-        steps = [
-            PlanStep(
-                **{**_fields(s), "step_num": renumber[s.step_num],
-                   "depends_on": tuple(renumber.get(d, d) for d in s.depends_on if d in renumber or d in done)}
-            )
-            for s in new.steps
-        ]
-        revised = Plan(tuple(finished + steps), rationale=f"replanned after {reason}", planner=new.planner)
-        revised.validate(run.tools.names())
         run.plan = revised
-        record["new_steps"] = [s.to_dict() for s in steps]
+        record["new_steps"] = [s.to_dict() for s in added]
         run.replans.append(record)
     run.bus.emit(Replanned(step.step_num, reason, revised.to_dict()))
+    save_checkpoint(run)  # a run killed now resumes with the revised plan
     return True
 
 
-def _fields(step: PlanStep) -> dict[str, object]:
+def merge_plan(run: RunState, new: Plan, reason: str) -> tuple[Plan, list[PlanStep]]:
+    """The kept steps of the current plan followed by the planner's new steps, renumbered."""
+    assert run.plan is not None
+    keep = set(run.step_results) | set(run.running)
+    kept = [s for s in run.plan.steps if s.step_num in keep]
+    offset = max([s.step_num for s in run.plan.steps] + list(run.step_results) + [0])
+    succeeded = {(r.step.tools, _key(r.step.args)): n for n, r in run.step_results.items() if r.ok}
+    renumber: dict[int, int] = {}
+    fresh: list[PlanStep] = []
+    for s in new.steps:
+        same = succeeded.get((s.tools, _key(s.args)))
+        if same is not None:
+            renumber[s.step_num] = same
+        else:
+            renumber[s.step_num] = offset + 1 + len(fresh)
+            fresh.append(s)
+    added = [
+        PlanStep(**{
+            **_fields(s),
+            "step_num": renumber[s.step_num],
+            # a number the new plan defines means its own step; otherwise a kept step of the old plan
+            "depends_on": tuple(dict.fromkeys(
+                renumber.get(d, d) for d in s.depends_on if d in renumber or d in keep
+            )),
+        })
+        for s in fresh
+    ]
+    if not added:
+        raise PlanexecError("the revised plan only repeats steps that already succeeded")
+    rationale = f"replanned after {reason}" + (f": {new.rationale}" if new.rationale else "")
+    return Plan(tuple(kept + added), rationale=rationale, planner=new.planner), added
+
+
+def _key(args: dict[str, Any]) -> str:
+    return repr(sorted((str(k), repr(v)) for k, v in args.items()))
+
+
+def _fields(step: PlanStep) -> dict[str, Any]:
     return {f: getattr(step, f) for f in step.__dataclass_fields__}

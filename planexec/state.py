@@ -46,6 +46,8 @@ class RunState:
     started: float = field(default_factory=time.perf_counter)
     usage_start: Usage = field(default_factory=Usage)
     capabilities: tuple[Any, ...] = ()
+    running: set[int] = field(default_factory=set)
+    """Steps being executed right now (kept by the scheduler; a replan keeps them)."""
     lock: threading.RLock = field(default_factory=threading.RLock)
 
     def tool_context(self, step: PlanStep | None) -> ToolContext:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -12,22 +14,48 @@ import click
 from planexec.cli.common import console, fail, handle_errors, verbose_option
 from planexec.cli.render import LiveTree, plan_table
 from planexec.config import BACKENDS, Config
+from planexec.errors import UsageError
 from planexec.models import Plan, RunResult
 from planexec.orchestrator import Orchestrator
 from planexec.serialize import summarize
+from planexec.tools import ToolRegistry, default_registry
 
 
-def _approver(out: Any) -> Any:
-    """Ask on the terminal whether to run the plan; refuse clearly when nobody can answer."""
-    if not sys.stdin.isatty():
-        fail("--approve needs an interactive terminal to ask you; run without --approve, "
-             "or pass approve_plan= from Python", 2)
+class _Approver:
+    """Asks on the terminal before the plan runs and before each tool that requires approval.
 
-    def approve(plan: Plan) -> Plan | None:
-        out.print(plan_table(plan))
-        return plan if click.confirm("Run this plan?", default=True, err=True) else None
+    The live step tree is paused while a question is open; parallel steps ask one at a time.
+    Refuses up front (exit 2) when stdin is not a terminal, instead of hanging on a prompt.
+    """
 
-    return approve
+    def __init__(self, out: Any) -> None:
+        if not sys.stdin.isatty():
+            fail("--approve needs an interactive terminal to ask you, and stdin is not one; "
+                 "run without --approve, or pass approve_plan= from Python", 2)
+        self.out = out
+        self.tree: LiveTree | None = None
+        self._lock = threading.Lock()
+
+    def _ask(self, show: Any, question: str) -> bool:
+        with self._lock:
+            live = getattr(self.tree, "_live", None)
+            if live is not None:
+                live.stop()
+            try:
+                self.out.print(show)
+                return click.confirm(question, default=True, err=True)
+            except click.Abort:
+                return False
+            finally:
+                if live is not None:
+                    live.start()
+
+    def plan(self, plan: Plan) -> Plan | None:
+        return plan if self._ask(plan_table(plan), "Run this plan?") else None
+
+    def tool(self, name: str, args: dict[str, Any]) -> bool:
+        shown = ", ".join(f"{k}={summarize(v, 80)}" for k, v in args.items()) or "no arguments"
+        return self._ask(f"Tool [bold]{name}[/] asks to run with {shown}", f"Run {name}?")
 
 
 def _print_result(result: RunResult, out: Any) -> None:
@@ -78,33 +106,59 @@ def run(request: str, files: tuple[str, ...], images: str | None, llm: str | Non
         except json.JSONDecodeError as exc:
             fail(f"{plan_file} is not valid JSON ({exc}); a plan is a list of steps or {{\"steps\": [...]}}")
     out = console(stderr=as_json)
+    approver = _Approver(out) if approve else None
     orch = Orchestrator.from_config(config)
-    approver = _approver(out) if approve else None
+    asks: dict[str, Any] = {"approve_plan": approver.plan, "approve_tool": approver.tool} if approver else {}
     if as_json:
-        result = orch.run(request, plan=plan, files=files, images=images, approve_plan=approver)
+        result = orch.run(request, plan=plan, files=files, images=images, **asks)
         click.echo(json.dumps(result.to_dict(), indent=2))
     else:
         with LiveTree(out, verbose) as tree:
-            result = orch.run(request, plan=plan, files=files, images=images, on_event=tree, approve_plan=approver)
+            if approver is not None:
+                approver.tree = tree
+            result = orch.run(request, plan=plan, files=files, images=images, on_event=tree, **asks)
         _print_result(result, out)
     raise SystemExit(_exit_code(result))
 
 
+def _registry(modules: tuple[str, ...]) -> ToolRegistry:
+    """The built-in tools plus each module's `TOOLS` list (the tools a run was started with)."""
+    registry = default_registry()
+    for name in modules:
+        try:
+            module = importlib.import_module(name)
+        except ImportError as exc:
+            raise UsageError(f"cannot import tool module {name!r} ({exc}); check the name and PYTHONPATH") from None
+        tools = getattr(module, "TOOLS", None)
+        if not isinstance(tools, (list, tuple)):
+            raise UsageError(f"tool module {name!r} has no TOOLS list; define TOOLS = [your tools]")
+        for t in tools:
+            registry.register(t, replace=True)
+    return registry
+
+
 @click.command()
 @click.argument("run_dir", type=click.Path())
+@click.option("--tools", "tool_modules", multiple=True, metavar="MODULE",
+              help="Also load the tools in MODULE's TOOLS list, as the run had them (repeatable).")
+@click.option("--approve", is_flag=True, help="Ask before each tool that requires approval.")
 @click.option("--json", "as_json", is_flag=True, help="Print only the RunResult JSON on stdout.")
 @verbose_option
 @handle_errors
-def resume(run_dir: str, as_json: bool, verbose: bool) -> None:
-    """Continue an interrupted run from its last finished step."""
-    orch = Orchestrator.from_config(Config.from_env())
+def resume(run_dir: str, tool_modules: tuple[str, ...], approve: bool, as_json: bool, verbose: bool) -> None:
+    """Continue an interrupted run from its last finished step (RUN_DIR is its outputs/<timestamp> folder)."""
     out = console(stderr=as_json)
+    approver = _Approver(out) if approve else None
+    orch = Orchestrator.from_config(Config.from_env(), tools=_registry(tool_modules))
+    ask = approver.tool if approver else None
     if as_json:
-        result = orch.resume(run_dir)
+        result = orch.resume(run_dir, approve_tool=ask)
         click.echo(json.dumps(result.to_dict(), indent=2))
     else:
         with LiveTree(out, verbose) as tree:
-            result = orch.resume(run_dir, on_event=tree)
+            if approver is not None:
+                approver.tree = tree
+            result = orch.resume(run_dir, on_event=tree, approve_tool=ask)
         _print_result(result, out)
     raise SystemExit(_exit_code(result))
 

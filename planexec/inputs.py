@@ -77,11 +77,19 @@ def _number_near(words: list[str], text: str) -> float | None:
     low = text.lower()
     for w in words:
         stem = re.escape(w.rstrip("s"))
-        for pattern in (rf"{_NUMBER}\s+(?:[a-z-]+\s+){{0,2}}?{stem}s?\b", rf"\b{stem}s?\s*(?:=|:|of)?\s*{_NUMBER}"):
+        # adjacent forms first, so "30 curves with seed 7" gives seed 7, not 30
+        for pattern in (rf"\b{stem}s?\s*(?:=|:|of)?\s*{_NUMBER}", rf"{_NUMBER}\s+{stem}s?\b",
+                        rf"{_NUMBER}\s+(?:[a-z-]+\s+){{1,2}}?{stem}s?\b"):
             m = re.search(pattern, low)
             if m:
                 return float(m.group(1))
     return None
+
+
+def _complete(schema: dict[str, Any], guess: dict[str, Any], step: PlanStep) -> bool:
+    """True when the planner fixed every required argument: nothing is left for the model to decide."""
+    required = set(schema.get("required") or ())
+    return bool(step.args) and required <= set(guess)
 
 
 class LLMInputGenerator:
@@ -94,7 +102,7 @@ class LLMInputGenerator:
     def generate(self, step: PlanStep, tool: Tool, ctx: ToolContext) -> dict[str, Any]:
         guess = self.fallback.generate(step, tool, ctx)
         schema = tool.input_schema or {"type": "object"}
-        if not schema.get("properties"):
+        if not schema.get("properties") or _complete(schema, guess, step):
             return guess
         state = {k: summarize(v, 120) for k, v in ctx.state.items() if not k.startswith("_")}
         prompt = (

@@ -26,6 +26,7 @@ from planexec.llm.base import LLM
 from planexec.models import Plan, PlanStep, RunResult, StepResult
 from planexec.planner_heuristic import HeuristicPlanner
 from planexec.planner_llm import LLMPlanner
+from planexec.planner_reuse import ReuseFirstPlanner
 from planexec.persist import persist_capabilities
 from planexec.protocols import InputGenerator, Planner, Synthesizer, Verifier
 from planexec.replan import maybe_replan
@@ -55,8 +56,9 @@ class Components:
         if llm is None:
             planner: Planner = HeuristicPlanner(_LazyScorer(config.embedder))
             return cls(planner, HeuristicInputGenerator(), StepVerifier(), default_evaluators(), TemplateSynthesizer())
+        offline = HeuristicPlanner(_LazyScorer(config.embedder), coder_fallback=True)
         return cls(
-            LLMPlanner(llm),
+            ReuseFirstPlanner(LLMPlanner(llm), offline),
             LLMInputGenerator(llm),
             StepVerifier(llm, config.verify_with_llm),
             default_evaluators(),
@@ -185,8 +187,11 @@ class Orchestrator:
     def _finish(self, run: RunState) -> RunResult:
         steps = run.ordered_results()
         started = time.perf_counter()
+        # A run that needed no model call keeps needing none: its answer is templated.
+        needed_llm = run.llm is not None and run.llm.usage.calls > run.usage_start.calls
+        synthesizer = self.parts.synthesizer if needed_llm or run.llm is None else TemplateSynthesizer()
         try:
-            answer = self.parts.synthesizer.synthesize(run.request, steps, run.results)
+            answer = synthesizer.synthesize(run.request, steps, run.results)
         except PlanexecError as exc:
             run.errors.append(f"synthesis failed, templated answer given instead: {exc}")
             answer = TemplateSynthesizer().synthesize(run.request, steps, run.results)

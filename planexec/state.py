@@ -74,7 +74,8 @@ class RunState:
             capabilities=self.capabilities,
             completed=tuple(r for r in self.ordered_results() if r.status != "pending"),
             failure=failure,
-            extra={"llm": self.llm is not None},
+            extra={"llm": self.llm is not None,
+                   "capability_store": self.services.get("capability_store") if self.services.has("capability_store") else None},
         )
 
     def apply_output(self, output: ToolOutput) -> None:

@@ -40,6 +40,9 @@ FORBIDDEN_CALLS: frozenset[str] = frozenset(
     }
 )
 
+SCIENCE_SUBMODULES: frozenset[str] = frozenset({"scipy.signal"})
+"""Library submodules whose last name collides with a forbidden stdlib module; allowed by full path."""
+
 ATTR_FUNCTIONS = frozenset({"getattr", "setattr", "delattr", "hasattr"})
 
 FRAME_ATTRIBUTES: frozenset[str] = frozenset(
@@ -105,11 +108,14 @@ class _Checker(ast.NodeVisitor):
     def __init__(self, allowed: frozenset[str]) -> None:
         self.allowed = allowed
         self.violations: list[Violation] = []
+        self.science_names: set[str] = set()
 
     def _add(self, node: ast.AST, message: str) -> None:
         self.violations.append(Violation(getattr(node, "lineno", 0), message))
 
     def _check_module(self, node: ast.AST, dotted: str) -> None:
+        if any(dotted == m or dotted.startswith(m + ".") for m in SCIENCE_SUBMODULES):
+            return
         parts = dotted.split(".")
         bad = [p for p in parts if p in FORBIDDEN_MODULES or p.startswith("_")]
         if bad:
@@ -130,6 +136,8 @@ class _Checker(ast.NodeVisitor):
         for alias in node.names:
             if alias.name == "*":
                 self._add(node, f"'from {node.module} import *' is not allowed; import names")
+            elif f"{node.module}.{alias.name}" in SCIENCE_SUBMODULES:
+                self.science_names.add(alias.asname or alias.name)
             elif alias.name in FORBIDDEN_MODULES or alias.name.startswith("_"):
                 self._add(node, f"importing {alias.name!r} from {node.module} is not allowed")
 
@@ -137,7 +145,7 @@ class _Checker(ast.NodeVisitor):
         name = node.id
         if name in FORBIDDEN_CALLS:
             self._add(node, f"{name}() is not allowed (inputs arrive as variables; return data in `results`)")
-        elif name in FORBIDDEN_MODULES:
+        elif name in FORBIDDEN_MODULES and name not in self.science_names:
             self._add(node, f"the name {name!r} is not allowed")
         elif _dunder(name) and name != "__name__":
             self._add(node, f"the name {name!r} is not allowed")
@@ -146,7 +154,9 @@ class _Checker(ast.NodeVisitor):
         attr = node.attr
         if attr.startswith("_"):
             self._add(node, f"access to the private attribute {attr!r} is not allowed")
-        elif attr in FORBIDDEN_MODULES:
+        elif attr in FORBIDDEN_MODULES and not (
+            isinstance(node.value, ast.Name) and f"{node.value.id}.{attr}" in SCIENCE_SUBMODULES
+        ):
             self._add(node, f"access to the module attribute {attr!r} is not allowed")
         elif attr in FRAME_ATTRIBUTES:
             self._add(node, f"introspection through {attr!r} is not allowed")

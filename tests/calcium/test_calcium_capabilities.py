@@ -12,6 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402 - after choosing the backend
 import numpy as np
 import pytest
 import scipy
@@ -67,8 +70,7 @@ def chain_for(cid: str) -> list[str]:
 
 def run_chain(ids: list[str], images: np.ndarray) -> dict[str, Any]:
     """Run snippets in order in one namespace, as the sandbox session will (here in-process)."""
-    ns: dict[str, Any] = {"images": images, "np": np, "scipy": scipy, "skimage": skimage,
-                          "plt": matplotlib.pyplot if hasattr(matplotlib, "pyplot") else None}
+    ns: dict[str, Any] = {"images": images, "np": np, "scipy": scipy, "skimage": skimage, "plt": plt}
     for cid in ids:
         code = (LIBRARY / f"{cid}.py").read_text(encoding="utf-8")
         exec(compile(code, f"{cid}.py", "exec"), ns)  # noqa: S102 - trusted, shipped snippets

@@ -116,6 +116,12 @@ def test_snippet_passes_a_static_policy(cid: str) -> None:
     assert set(specs()[cid]["outputs"]) <= assigned, "every output must be assigned"
 
 
+@pytest.mark.parametrize("cid", sorted(specs()))
+def test_snippet_passes_the_sandbox_policy(cid: str) -> None:
+    policy = pytest.importorskip("planexec.sandbox.policy")
+    assert policy.check((LIBRARY / f"{cid}.py").read_text(encoding="utf-8")) == []
+
+
 def test_every_variable_has_one_default_producer_and_traces_back_to_images() -> None:
     for cid in specs():
         chain = chain_for(cid)

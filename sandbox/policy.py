@@ -172,7 +172,9 @@ class _Checker(ast.NodeVisitor):
             name_arg = node.args[1] if len(node.args) > 1 else None
             if not (isinstance(name_arg, ast.Constant) and isinstance(name_arg.value, str)):
                 self._add(node, f"{func.id}() needs a literal attribute name")
-            elif name_arg.value.startswith("_") or name_arg.value in FORBIDDEN_MODULES:
+            elif name_arg.value.startswith("_") or name_arg.value in (
+                FORBIDDEN_MODULES | FRAME_ATTRIBUTES
+            ):
                 self._add(node, f"{func.id}() on {name_arg.value!r} is not allowed")
         for kw in node.keywords:
             if kw.arg == "allow_pickle" and not (

@@ -11,24 +11,9 @@ from typing import Any
 from planexec.errors import ToolError
 from planexec.serialize import summarize
 from planexec.tools.base import ToolContext, ToolOutput
+from planexec.tools.code import session_for
 
-SESSION = "sandbox_session"
 _NOT_RESULTS = ("_image", "_labels", "_mask", "images", "movie", "denoised")
-
-
-def run_session(ctx: ToolContext) -> Any:
-    """The run's sandbox session, opened on first use with the run's variables as inputs."""
-
-    def open_session() -> Any:
-        from planexec.sandbox import Sandbox
-
-        variables = ctx.state.setdefault("variables", {})
-        images = variables.get("images")
-        movie_mb = int(getattr(images, "nbytes", 0) / 2**20)
-        sandbox = Sandbox(timeout=max(60.0, movie_mb / 5), memory_mb=max(1536, 4 * movie_mb + 512))
-        return sandbox.session(dict(variables))
-
-    return ctx.services.get(SESSION, open_session)
 
 
 def _store(ctx: ToolContext) -> Any:
@@ -60,7 +45,7 @@ class RunCapability:
     def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         cap = _store(ctx).load(args["capability_id"])
         variables = ctx.state.setdefault("variables", {})
-        session = run_session(ctx)
+        session = session_for(ctx)
         missing = [v for v in cap.inputs if v not in variables and v not in session.inputs]
         figures = [o for o in cap.outputs if o.startswith("fig")]
         wanted = [o for o in cap.outputs if o not in figures]

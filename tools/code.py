@@ -33,7 +33,10 @@ def session_for(ctx: ToolContext) -> Session:
     variables = dict(ctx.state.get("variables") or {})
 
     def factory() -> Session:
-        return Sandbox().session(variables)
+        # Room for the run's image stack: it arrives memory-mapped, but analyses copy it.
+        movie_mb = int(getattr(variables.get("images"), "nbytes", 0) / 2**20)
+        sandbox = Sandbox(timeout=max(60.0, movie_mb / 5), memory_mb=max(1536, 4 * movie_mb + 512))
+        return sandbox.session(variables)
 
     session: Session = ctx.services.get(SESSION_SERVICE, factory)
     fresh = {k: v for k, v in variables.items() if k not in session.inputs}

@@ -21,8 +21,10 @@ class HeuristicInputGenerator:
     """Planner args, then values named in the goal or request, given files, and schema defaults."""
 
     def generate(self, step: PlanStep, tool: Tool, ctx: ToolContext) -> dict[str, Any]:
-        props: dict[str, Any] = (tool.input_schema or {}).get("properties") or {}
-        args = {k: v for k, v in step.args.items() if k in props or not props}
+        declared = (tool.input_schema or {}).get("properties")
+        props: dict[str, Any] = declared or {}
+        # a schema without "properties" takes anything; one with an empty dict takes no arguments
+        args = {k: v for k, v in step.args.items() if declared is None or k in props}
         texts = [step.goal, ctx.request]
         for name, spec in props.items():
             if name in args or not isinstance(spec, dict):

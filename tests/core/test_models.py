@@ -11,7 +11,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from planexec.errors import PlanValidationError, UsageError
-from planexec.models import Evaluation, Plan, PlanStep, RunResult, StepResult, ToolAttempt, Usage, Verdict
+from planexec.models import (
+    Evaluation,
+    Plan,
+    PlanStep,
+    RunResult,
+    StepResult,
+    ToolAttempt,
+    Usage,
+    Verdict,
+)
 from tests.core.helpers import plan, step
 
 TOOLS = {"a", "b", "c"}
@@ -112,7 +121,7 @@ def _has_cycle(p: Plan) -> bool:
     for s in p.steps:
         edges[s.step_num] |= {d for d in s.depends_on if d in nodes}
     indeg = {n: 0 for n in nodes}
-    for n, ds in edges.items():
+    for ds in edges.values():
         for d in ds:
             indeg[d] += 1
     queue = [n for n in nodes if indeg[n] == 0]
@@ -142,7 +151,7 @@ def test_validation_never_crashes_and_finds_every_cycle_and_dangling_dep(p: Plan
         deps = {}
         for s in p.steps:
             deps.setdefault(s.step_num, set()).update(s.depends_on)
-        assert all(b in deps[a] for a, b in zip(cycle, cycle[1:]))
+        assert all(b in deps[a] for a, b in zip(cycle, cycle[1:], strict=False))
         assert any(x.startswith("dependency cycle:") for x in problems)
     nums = {s.step_num for s in p.steps}
     for s in p.steps:

@@ -214,7 +214,24 @@ def test_tool_needing_approval_is_refused_when_denied() -> None:
     reg.register(risky)
     orch = Orchestrator(None, reg, fast_config())
     denied = orch.run("r", plan=plan(step(1, "risky", fallback=("steady",))), approve_tool=lambda n, a: False)
-    assert denied.step_result(1).attempts[0].error == "risky was not approved to run"
+    assert denied.step_result(1).attempts[0].error.startswith("risky was not approved to run")
     assert denied.step_result(1).tool == "steady"
     allowed = orch.run("r", plan=plan(step(1, "risky")), approve_tool=lambda n, a: True)
     assert allowed.step_result(1).output == "done"
+
+
+def test_a_tool_needing_approval_never_runs_without_an_approver() -> None:
+    from planexec.tools import tool
+
+    ran: list[str] = []
+
+    @tool(requires_approval=True)
+    def risky() -> str:
+        """Needs a yes."""
+        ran.append("risky")
+        return "done"
+
+    reg = toolbox()
+    reg.register(risky)
+    result = Orchestrator(None, reg, fast_config()).run("r", plan=plan(step(1, "risky", fallback=("steady",))))
+    assert ran == [] and "requires approval" in result.step_result(1).attempts[0].error

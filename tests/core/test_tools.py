@@ -11,7 +11,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from planexec.errors import ToolError, ToolInputError, UnknownNameError
-from planexec.tools import Tool, ToolContext, ToolOutput, ToolRegistry, default_registry, tool, validate_args
+from planexec.tools import (
+    Tool,
+    ToolContext,
+    ToolOutput,
+    ToolRegistry,
+    default_registry,
+    tool,
+    validate_args,
+)
 from planexec.tools.table import column_stats, describe_table
 from tests.core.helpers import SALES, mean_revenue
 

@@ -15,11 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from planexec.errors import InputError, UsageError
 from planexec.knowledge.chunking import split_text
 from planexec.knowledge.fsutil import atomic_write_text, sha256_bytes
 from planexec.knowledge.index import VectorIndex
-
-from planexec.errors import InputError, UsageError
 
 if TYPE_CHECKING:
     from planexec.protocols import Embedder

@@ -12,6 +12,7 @@ penalty rather than a veto.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -20,9 +21,11 @@ from typing import Any
 # (group, canonical term, pattern). Order matters: a longer phrase is matched and blanked
 # out before its parts ("median absolute deviation" before "median", "median filter" too).
 _LEXICON: list[tuple[str, str, str]] = [
-    ("projection", "max_projection", r"max(?:imum)?[- ]?(?:intensity )?projection"),
-    ("projection", "mean_projection", r"(?:mean|average)[- ]?(?:intensity )?projection"),
-    ("projection", "std_projection", r"(?:std|standard[- ]deviation)[- ]projection"),
+    ("", "", r"min(?:imum)?[ _](?:seed )?distance"),  # a parameter's name, not a statistic
+    ("projection", "max_projection", r"max[- ]project\w*"),
+    ("projection", "max_projection", r"max(?:imum)?[- ]?(?:intensity )?(?:projection|image)"),
+    ("projection", "mean_projection", r"(?:mean|average)[- ]?(?:intensity )?(?:projection|image)"),
+    ("projection", "std_projection", r"(?:std|standard[- ]deviation)[- ]?(?:projection|image)"),
     ("filter", "median_filter", r"median[- ]filter\w*"),
     ("filter", "gaussian_filter", r"gaussian (?:filter\w*|smooth\w*|blur\w*|kernel)"),
     ("filter", "savgol", r"savitzky[- ]golay|savgol"),
@@ -69,14 +72,31 @@ _LEXICON: list[tuple[str, str, str]] = [
     ("fit", "polynomial", r"polynomial|quadratic|cubic"),
     ("fit", "spline", r"splines?"),
     ("fit", "sigmoid", r"sigmoid\w*|logistic"),
+    ("shape", "area", r"\barea\b"),
+    ("shape", "perimeter", r"perimeters?"),
+    ("shape", "eccentricity", r"eccentricit\w*"),
+    ("shape", "centroid", r"centroids?|cent(?:er|re)s? of mass"),
+    ("shape", "solidity", r"solidity"),
+    ("shape", "orientation", r"orientations?"),
+    ("comparison", "more", r"more than|greater than|\bover (?=\d)|above|at least|exceed\w*"),
+    ("comparison", "less", r"fewer than|less than|\bunder (?=\d)|below|at most"),
+    ("plot", "line", r"line plots?|stacked traces"),
     ("plot", "boxplot", r"box[- ]?plots?"),
     ("plot", "histogram", r"histograms?"),
     ("plot", "heatmap", r"heat[- ]?maps?|raster"),
     ("plot", "scatter", r"scatter"),
     ("axis", "per_item", r"(?:per|each|every|for each|individual) (?:cell|roi|neuron|curve|trace|trial|sample)s?"),
-    ("axis", "per_time", r"(?:per|each|every) (?:frame|time ?point|time step)s?|pointwise|across (?:cells|curves|rois|neurons|trials)"),
+    ("axis", "per_time", r"(?:per|each|every) (?:frame|time ?point|time step)s?|pointwise|across (?:all )?(?:the )?(?:cells|curves|rois|neurons|trials)"),
     ("direction", "increase", r"increas\w*|upward|rising"),
     ("direction", "decrease", r"decreas\w*|downward|falling"),
+    ("task", "detect", r"\bdetect\w* (?:\w+ )?(?:transient|event|peak|spike)s?|\bfind (?:\w+ )?(?:transient|event|peak|spike)s?"),
+    ("task", "segment", r"\bsegment(?:s|ing|ation)?\b"),
+    ("task", "extract", r"\bextract\w*"),
+    ("task", "cluster", r"\bcluster\w*"),
+    ("task", "register", r"\bregist\w*|motion correct\w*"),
+    ("action", "plot", r"\bplot\w*|\bshow\b|\bdraw\w*|visuali[sz]\w*|\bfigures?\b"),
+    ("action", "save", r"\bsav(?:e|es|ing)\b|export\w*|\bwrite\b|\bcsv\b"),
+    ("action", "load", r"\bload\w*|\bread\b|\bopen\b"),
     ("statistic", "mean", r"\bmeans?\b|averag\w*|\bavg\b"),
     ("statistic", "median", r"medians?"),
     ("statistic", "std", r"standard deviations?|\bstd\b|\bsd\b"),
@@ -87,6 +107,8 @@ _LEXICON: list[tuple[str, str, str]] = [
     ("statistic", "sum", r"\bsum\b|\btotal\b"),
     ("statistic", "count", r"\bcount\w*|number of|how many"),
 ]
+# Groups naming what a step must do (plot, save, detect...): a capability silent on them cannot do it.
+STRICT_GROUPS = frozenset({"action", "task"})
 _COMPILED = [(g, c, re.compile(p)) for g, c, p in _LEXICON]
 
 _UNITS = {
@@ -98,7 +120,7 @@ _UNITS = {
 }
 _NUMBER = re.compile(
     r"(?<![\w.])(\d+(?:\.\d+)?)(?:\s*(st|nd|rd|th))?"
-    r"(?:\s*(%|percentiles?|percent|hz|frames?|seconds?|sec|ms|s|px|pixels?|sd|std|sigma|"
+    r"(?:[\s-]*(%|percentiles?|percent|hz|frames?|seconds?|sec|ms|s|px|pixels?|sd|std|sigma|"
     r"standard deviations?|x|times|bins?|curves|cells))?(?![\w.])"
 )
 _DFF = re.compile(r"[δΔ]\s*f\s*/\s*f0?|\bd\s*f\s*/\s*f0?|delta[- ]?f(?: over |/)f|df over f|δf/f")
@@ -126,7 +148,8 @@ def extract_terms(text: str) -> Terms:
     groups: dict[str, set[str]] = {}
     for group, canon, pattern in _COMPILED:
         if pattern.search(norm):
-            groups.setdefault(group, set()).add(canon)
+            if group:
+                groups.setdefault(group, set()).add(canon)
             norm = pattern.sub(" ", norm)
     return Terms({g: frozenset(v) for g, v in groups.items()}, frozenset(numbers))
 
@@ -138,31 +161,43 @@ def code_terms(code: str) -> tuple[Terms, frozenset[float]]:
     return extract_terms(words), literals
 
 
-def compare_terms(
-    query: Terms, cap: Terms, code: tuple[Terms, frozenset[float]] | None = None
-) -> tuple[list[str], list[str]]:
-    """(conflicts, unspecified): specifics of the query that the capability contradicts, or never names."""
+@dataclass(frozen=True)
+class TermComparison:
+    """Specifics of a request against a capability: contradicted, never named, or shared."""
+
+    conflicts: list[str]
+    unspecified: list[str]
+    agreements: int
+
+
+def compare_terms(query: Terms, cap: Terms, code: tuple[Terms, frozenset[float]] | None = None) -> TermComparison:
+    """Compare the request's specifics with the capability's text (its code only fills gaps)."""
     conflicts: list[str] = []
     unspecified: list[str] = []
+    agreements = 0
     code_t, literals = code or (Terms(), frozenset())
     for group, wanted in query.groups.items():
         have = cap.groups.get(group, frozenset())
-        missing = wanted - have - code_t.groups.get(group, frozenset())
-        if not missing:
-            continue
         if have:
-            conflicts.append(f"{group}: asks {'/'.join(sorted(missing))}, capability does {'/'.join(sorted(have))}")
-        else:
-            unspecified.append(f"{group} {'/'.join(sorted(missing))}")
+            if wanted <= have:
+                agreements += 1
+            else:
+                conflicts.append(f"{group}: asks {'/'.join(sorted(wanted - have))}, capability does {'/'.join(sorted(have))}")
+        elif wanted - code_t.groups.get(group, frozenset()):
+            if group in STRICT_GROUPS:  # a plot or a detection step the capability does not do
+                conflicts.append(f"{group}: asks {'/'.join(sorted(wanted))}, capability does not")
+                continue
+            unspecified.append(f"{group} {'/'.join(sorted(wanted))}")
     for value, unit in query.numbers:
-        if any(v == value and (u == unit or not u or not unit) for v, u in cap.numbers) or value in literals:
+        if any(v == value and (u == unit or not u or not unit) for v, u in cap.numbers):
+            agreements += 1
             continue
         same_unit = [v for v, u in cap.numbers if unit and u == unit]
         if same_unit:
             conflicts.append(f"parameter {value:g}{unit} vs {', '.join(f'{v:g}{unit}' for v in same_unit)}")
-        else:
+        elif value not in literals:
             unspecified.append(f"parameter {value:g}{unit}")
-    return conflicts, unspecified
+    return TermComparison(conflicts, unspecified, agreements)
 
 
 _SYNONYMS = {"trace": "traces", "signal": "traces", "fluorescence": "traces", "f": "traces",
@@ -191,39 +226,44 @@ def io_agreement(
 
 
 # Calibrated on data/calibration/reuse_pairs.json (see calibration.py); others fall back to it.
-CALIBRATED_THRESHOLDS: dict[str, float] = {"all-MiniLM-L6-v2": 0.55, "hashing-384": 0.45}
+CALIBRATED_THRESHOLDS: dict[str, float] = {"all-MiniLM-L6-v2": 0.55, "hashing-384": 0.2}
 DEFAULT_THRESHOLD = 0.55
 
 
 @dataclass(frozen=True)
 class ReusePolicy:
-    """Reuse iff nothing conflicts and semantic - penalties + io bonus >= threshold."""
+    """Reuse iff nothing conflicts and the combined score reaches `threshold`.
+
+    combined = semantic - penalty * unspecified + bonus * min(agreements, 3) + io_weight * (io - 0.5)
+    """
 
     threshold: float = DEFAULT_THRESHOLD
-    unspecified_penalty: float = 0.06
+    unspecified_penalty: float = 0.1
+    agreement_bonus: float = 0.04
     io_weight: float = 0.2
 
     @classmethod
     def for_model(cls, model: str) -> ReusePolicy:
         return cls(threshold=CALIBRATED_THRESHOLDS.get(model, DEFAULT_THRESHOLD))
 
-    def score(self, semantic: float, unspecified: int, io: float | None) -> float:
+    def score(self, semantic: float, terms: TermComparison, io: float | None) -> float:
         bonus = 0.0 if io is None else self.io_weight * (io - 0.5)
-        return semantic - self.unspecified_penalty * unspecified + bonus
+        return (semantic - self.unspecified_penalty * len(terms.unspecified)
+                + self.agreement_bonus * min(terms.agreements, 3) + bonus)
 
-    def decide(self, semantic: float, conflicts: list[str], unspecified: list[str], io: float | None) -> tuple[bool, float, str]:
+    def decide(self, semantic: float, terms: TermComparison, io: float | None) -> tuple[bool, float, str]:
         """(reuse?, combined score, reason in words)."""
-        combined = self.score(semantic, len(unspecified), io)
+        combined = self.score(semantic, terms, io)
         io_text = "" if io is None else f", variables agree {io:.0%}"
-        if conflicts:
-            return False, combined, "conflict: " + "; ".join(conflicts)
+        if terms.conflicts:
+            return False, combined, "conflict: " + "; ".join(terms.conflicts)
         if io is not None and io == 0.0:
             return False, combined, "no named input/output variable matches"
         if combined < self.threshold:
-            extra = f" (unspecified: {', '.join(unspecified)})" if unspecified else ""
+            extra = f" (unspecified: {', '.join(terms.unspecified)})" if terms.unspecified else ""
             return False, combined, f"score {combined:.2f} below {self.threshold:.2f}{extra}{io_text}"
-        return True, combined, f"semantic {semantic:.2f}, no conflicting specifics{io_text}"
+        return True, combined, f"semantic {semantic:.2f}, score {combined:.2f}, no conflicting specifics{io_text}"
 
 
 def describe_policy(policy: ReusePolicy) -> dict[str, Any]:
-    return {"threshold": policy.threshold, "unspecified_penalty": policy.unspecified_penalty, "io_weight": policy.io_weight}
+    return dataclasses.asdict(policy)

@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from planexec.errors import UnknownNameError, UsageError
 from planexec.knowledge.capability import Capability, Match, slugify
 from planexec.knowledge.fsutil import atomic_write_text, sha256_text
 from planexec.knowledge.gitstore import GitFiles
@@ -31,11 +32,8 @@ from planexec.knowledge.reuse import (
     io_agreement,
 )
 
-from planexec.errors import UnknownNameError, UsageError
-
 if TYPE_CHECKING:
     from planexec.knowledge.index import VectorIndex
-
     from planexec.protocols import Embedder
 
 log = logging.getLogger(__name__)
@@ -98,6 +96,7 @@ class CapabilityStore:
         if self._opened:
             return
         from filelock import FileLock
+
         from planexec.knowledge.embedder import CachedEmbedder, QueryCache, get_embedder
 
         if self.path.exists() and not self.path.is_dir():
@@ -466,10 +465,10 @@ class CapabilityStore:
             text = " ".join([cap.name, *cap.phrasings(), *cap.tags])
             self._terms[key] = (extract_terms(text), code_terms(cap.code))
         cap_terms, code = self._terms[key]
-        conflicts, unspecified = compare_terms(extract_terms(description), cap_terms, code)
+        terms = compare_terms(extract_terms(description), cap_terms, code)
         io = io_agreement(inputs, outputs, cap.inputs, cap.outputs)
-        ok, score, reason = self.policy.decide(semantic, conflicts, unspecified, io)
-        return Match(cap, score, semantic, io, ok, reason, tuple(conflicts))
+        ok, score, reason = self.policy.decide(semantic, terms, io)
+        return Match(cap, score, semantic, io, ok, reason, tuple(terms.conflicts))
 
     def similarity(self, text: str, cap: Capability) -> float:
         """Best cosine between `text` and any phrasing of `cap`."""

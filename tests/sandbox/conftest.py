@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from planexec.sandbox import LAYERS, Sandbox, shutdown
 
 CAPS = Sandbox.capabilities()

@@ -12,6 +12,7 @@ import subprocess
 import sys
 
 import pytest
+
 from planexec.sandbox import ForkServer, Sandbox
 from planexec.sandbox.forkserver import get_server
 

@@ -6,6 +6,7 @@ import string
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from planexec.sandbox import policy
 
 

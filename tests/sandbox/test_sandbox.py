@@ -7,11 +7,11 @@ import subprocess
 import sys
 
 import numpy as np
-import planexec.sandbox as sandbox_pkg
 import pytest
-from planexec.sandbox import ExecutionResult, ForkServer, Sandbox
 
+import planexec.sandbox as sandbox_pkg
 from planexec.errors import ConfigError, InputError
+from planexec.sandbox import ExecutionResult, ForkServer, Sandbox
 
 
 def test_public_api_is_explicit():

@@ -18,7 +18,6 @@ from planexec.serialize import to_jsonable
 
 if TYPE_CHECKING:
     from planexec.evals.judge import JudgeCache
-
     from planexec.llm.base import LLM
     from planexec.models import RunResult
 

@@ -14,17 +14,16 @@ from planexec.evals.base import (
     need,
     opt_number,
 )
-
 from planexec.serialize import to_jsonable
 
 VALIDATORS = ValidatorSet()
 
 
 def wrap(code: str) -> str:
-    """Program text that leaves the check's value in `result`.
+    """Program text that leaves the check's value in `results["result"]` (the sandbox's convention).
 
-    A single expression over `answer` becomes `result = (expr)`; a block must define
-    `check(answer)` or assign `result` itself.
+    A single expression over `answer` becomes its value; a block must define `check(answer)`
+    or assign `result` itself.
     """
     stripped = code.strip()
     try:
@@ -32,14 +31,16 @@ def wrap(code: str) -> str:
     except SyntaxError:
         pass
     else:
-        return f"result = ({stripped})\n"
+        return f"results = {{'result': ({stripped})}}\n"
     try:
         compile(stripped, "<check>", "exec")
     except SyntaxError as exc:
         raise BadParams(f"params.code is not valid Python: {exc.msg} (line {exc.lineno})") from None
     if "def check" in stripped:
-        return stripped + "\nresult = check(answer)\n"
-    return stripped + "\n"
+        return stripped + "\nresults = {'result': check(answer)}\n"
+    if "result" not in stripped:
+        raise BadParams("params.code is a block: define check(answer) or assign result")
+    return stripped + "\nresults = {'result': result}\n"
 
 
 def interpret(value: Any, threshold: float) -> tuple[bool, str, float | None]:
@@ -59,7 +60,10 @@ def interpret(value: Any, threshold: float) -> tuple[bool, str, float | None]:
 
 @VALIDATORS("python", params=("code", "threshold"), deterministic=False)
 def python(answer: Any, params: dict[str, Any], ctx: EvalContext) -> Outcome:
-    """Passes when the Python expression (or check(answer)) over the answer, run in the sandbox, is true."""
+    """Passes when the Python expression (or check(answer)) over the answer, run in the sandbox, is true.
+
+    The code sees `answer` and, inside a suite, the run's key figures as `run_results`.
+    """
     program = wrap(need(params, "code", str, "a Python expression over `answer`, or def check(answer)"))
     threshold = opt_number(params, "threshold", 0.5)
     assert threshold is not None
@@ -69,7 +73,7 @@ def python(answer: Any, params: dict[str, Any], ctx: EvalContext) -> Outcome:
         raise CheckUnavailable(f"the python validator needs planexec.sandbox.Sandbox: {exc}") from None
     inputs = {"answer": to_jsonable(answer)}
     if ctx.run is not None:
-        inputs["results"] = to_jsonable(ctx.run_results())
+        inputs["run_results"] = to_jsonable(ctx.run_results())
     execution = Sandbox().run(program, inputs=inputs)
     if not execution.ok:
         raise CheckUnavailable(f"the check raised: {execution.error}")

@@ -8,7 +8,6 @@ import re
 from typing import Any
 
 from planexec.evals.base import BadParams, EvalContext, Outcome, ValidatorSet, as_text, need
-
 from planexec.llm.base import extract_json
 
 VALIDATORS = ValidatorSet()

@@ -14,6 +14,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from planexec.errors import LLMError
 from planexec.evals.base import (
     BadParams,
     CheckUnavailable,
@@ -24,8 +25,6 @@ from planexec.evals.base import (
     need,
     opt_number,
 )
-
-from planexec.errors import LLMError
 from planexec.llm.base import Message, complete_json
 
 VALIDATORS = ValidatorSet()

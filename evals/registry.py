@@ -6,9 +6,8 @@ import importlib
 import threading
 from collections.abc import Iterator
 
-from planexec.evals.base import Validator
-
 from planexec.errors import UnknownNameError
+from planexec.evals.base import Validator
 
 # Modules whose module-level `VALIDATORS` make up the built-in catalogue.
 VALIDATOR_MODULES = ("text_checks", "json_checks", "similarity", "judge", "code_check", "run_checks", "scoring")

@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from planexec.evals.scoring import Details
-
 from planexec.serialize import to_jsonable
 
 if TYPE_CHECKING:
@@ -49,7 +48,7 @@ def generate_csv_report(score_details: ScoreDetails, output_path: Path | str) ->
 
 def md_cell(value: Any) -> str:
     """Text safe inside a Markdown table cell."""
-    return str(value).replace("\\", "\\\\").replace("|", "\\|").replace("\r", " ").replace("\n", "<br>")
+    return str(value).replace("|", "\\|").replace("\r", " ").replace("\n", "<br>")
 
 
 def markdown_checks(details: Details) -> list[str]:

@@ -18,7 +18,6 @@ from planexec.evals.base import (
     string_list,
     within,
 )
-
 from planexec.models import RunResult
 
 VALIDATORS = ValidatorSet()

@@ -16,7 +16,6 @@ from planexec.evals.base import EvalContext
 from planexec.evals.judge import JudgeCache
 from planexec.evals.scoring import Details, evaluate_answer, metrics
 from planexec.evals.suite import Case, Suite, missing_inputs
-
 from planexec.models import RunResult
 from planexec.serialize import to_jsonable
 

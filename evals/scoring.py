@@ -12,11 +12,10 @@ import math
 import time
 from typing import Any
 
+from planexec.errors import UnknownNameError
 from planexec.evals.base import BadParams, CheckUnavailable, EvalContext, Outcome, ValidatorSet
 from planexec.evals.json_checks import follow, parse_path
 from planexec.evals.registry import ValidatorRegistry, shared_validators
-
-from planexec.errors import UnknownNameError
 
 VALIDATORS = ValidatorSet()
 MAX_CHAIN_DEPTH = 16

@@ -6,6 +6,7 @@ import re
 from collections.abc import Hashable, Sequence
 from typing import Any
 
+from planexec.errors import UsageError
 from planexec.evals.base import (
     BadParams,
     CheckUnavailable,
@@ -16,8 +17,6 @@ from planexec.evals.base import (
     opt_bool,
     opt_number,
 )
-
-from planexec.errors import UsageError
 
 VALIDATORS = ValidatorSet()
 
@@ -30,8 +29,12 @@ def _match_masks(pattern: Sequence[Hashable]) -> dict[Hashable, int]:
 
 
 def levenshtein_distance(a: Sequence[Hashable], b: Sequence[Hashable]) -> int:
-    """Edit distance (insert, delete, substitute) by Myers' bit-parallel algorithm: O(len(b) * len(a)/64)."""
-    if len(a) < len(b):
+    """Edit distance (insert, delete, substitute) by Myers' bit-parallel algorithm.
+
+    The longer sequence becomes the bit vector and the loop runs over the shorter one:
+    a Python-level step costs far more than a few machine words of big-integer arithmetic.
+    """
+    if len(a) > len(b):
         a, b = b, a
     m = len(b)
     if m == 0:
@@ -57,8 +60,8 @@ def levenshtein_distance(a: Sequence[Hashable], b: Sequence[Hashable]) -> int:
 
 
 def lcs_length(a: Sequence[Hashable], b: Sequence[Hashable]) -> int:
-    """Longest common subsequence length by Hyyrö's bit-parallel recurrence."""
-    if len(a) < len(b):
+    """Longest common subsequence length by Hyyrö's bit-parallel recurrence (loop over the shorter)."""
+    if len(a) > len(b):
         a, b = b, a
     m = len(b)
     if m == 0:

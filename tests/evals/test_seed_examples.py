@@ -5,7 +5,12 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from planexec.evals import evaluate_answer, generate_csv_report, generate_markdown_report, run_evaluation_point
+from planexec.evals import (
+    evaluate_answer,
+    generate_csv_report,
+    generate_markdown_report,
+    run_evaluation_point,
+)
 
 WEIGHTED = [
     {"text": "Crucial: Mentions Transformer.", "type": "keyword", "params": {"keywords": ["Transformer"]}, "weight": 3.0},

@@ -52,6 +52,13 @@ class SentenceTransformerEmbedder:
                 from sentence_transformers import SentenceTransformer
 
                 try:
+                    from transformers.utils import logging as hf_logging
+
+                    hf_logging.disable_progress_bar()
+                except ImportError:  # older transformers: the bar is cosmetic
+                    pass
+
+                try:
                     self._model = SentenceTransformer(self.model_ref, device="cpu")
                 except OSError as exc:
                     raise ConfigError(

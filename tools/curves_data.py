@@ -135,7 +135,11 @@ def generate_ensemble_curves(
     noise: float = 0.02,
     ctx: ToolContext | None = None,
 ) -> ToolOutput:
-    """Generate a synthetic ensemble of curves (sine, gaussian or linear families with random phase and amplitude) with a few planted outliers, for functional boxplot analysis."""
+    """Generate N synthetic ensemble curves with random phase and amplitude and a few planted outliers.
+
+    `shape` picks the family (sine, gaussian bump or linear ramp); planted outliers are
+    shifted, bumped or reshaped curves, and their indices are reported.
+    """
     if n_curves < 3:
         raise CurveDataError(f"n_curves is {n_curves}; an ensemble needs at least 3 curves")
     if n_points < 2:
@@ -160,7 +164,10 @@ def generate_ensemble_curves(
 
 @tool(type="data")
 def load_curves(path: str = "", transpose: bool = False, ctx: ToolContext | None = None) -> ToolOutput:
-    """Load an ensemble of curves from a .npy or .csv file (one curve per row; transpose=true for one curve per column) into the run state."""
+    """Load curves from a .npy or .csv file (one curve per row) into the run state.
+
+    `transpose=True` reads a file holding one curve per column.
+    """
     if not path:
         files = [f for f in (ctx.files if ctx else ()) if Path(f).suffix.lower() in CURVE_SUFFIXES]
         if not files:
@@ -207,5 +214,9 @@ def _data_output(
     }
     return ToolOutput(value=value, summary=summary, artifacts=artifacts, results=results, state=state)
 
+
+# Variables for the offline planner's backward chaining (read by planexec.actions).
+for _t in (generate_ensemble_curves, load_curves):
+    _t.produces = ("curves",)
 
 TOOLS = [generate_ensemble_curves, load_curves]

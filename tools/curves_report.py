@@ -109,7 +109,12 @@ def generate_uncertainty_report(
     use_llm: bool = True,
     ctx: ToolContext | None = None,
 ) -> ToolOutput:
-    """Write an uncertainty report (inline, quick or detailed) from the functional boxplot statistics summary: median trend, band widths, outliers and overall uncertainty level."""
+    """Write an uncertainty report in plain text from the functional boxplot statistics summary: median trend, band widths, outliers and the overall uncertainty level.
+
+    `analysis_type` sets the length: one line, a paragraph, or a sectioned report. The
+    summary comes from the argument or the run state. With an LLM configured (and
+    `use_llm`), the model rewrites the template text from the same numbers.
+    """
     summary = statistics_summary or (ctx.state.get("statistics_summary") if ctx else None)
     if not summary:
         raise ToolError(
@@ -147,5 +152,8 @@ def generate_uncertainty_report(
         state={"uncertainty_report": text, "analysis_type": analysis_type},
     )
 
+
+generate_uncertainty_report.consumes = ("statistics_summary",)
+generate_uncertainty_report.produces = ("uncertainty_report",)
 
 TOOLS = [generate_uncertainty_report]

@@ -47,7 +47,12 @@ def compute_functional_boxplot_statistics(
     outlier_rule: Literal["fence", "band"] = "fence",
     ctx: ToolContext | None = None,
 ) -> ToolOutput:
-    """Compute functional boxplot statistics of a curve ensemble: band depth (modified or not), median curve, percentile bands, central region, fences, outliers and an uncertainty summary."""
+    """Compute functional boxplot statistics of a curve ensemble: depth ranking, median curve, percentile bands, central region, fences and outliers.
+
+    Curves come from `path`, else the run state, else the first curve file given to the run.
+    (The first line avoids the enum words of `method` and `outlier_rule`: the offline input
+    generator picks an option named in a step's goal, which may be this description.)
+    """
     curves, source, loaded = curves_from_context(ctx, path)
     stats, summary = boxplot_statistics(
         curves,
@@ -71,5 +76,8 @@ def compute_functional_boxplot_statistics(
     )
     return ToolOutput(value=summary, summary=text, results=results, state=state)
 
+
+compute_functional_boxplot_statistics.consumes = ("curves",)
+compute_functional_boxplot_statistics.produces = ("statistics", "statistics_summary")
 
 TOOLS = [compute_functional_boxplot_statistics]

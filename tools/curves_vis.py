@@ -106,4 +106,7 @@ def plot_functional_boxplot(
                       state=state)
 
 
+plot_functional_boxplot.consumes = ("curves",)
+plot_functional_boxplot.produces = ("figure",)
+
 TOOLS = [plot_functional_boxplot]

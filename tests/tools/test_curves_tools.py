@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -313,3 +314,46 @@ def test_the_whole_chain_hands_state_along(ctx: ToolContext) -> None:
     assert results["n_curves"] == 30 and Path(results["figure"]).is_file()
     assert set(results["outliers"]) == set(results["planted_outliers"])
     assert "30 curves" in results["report"]
+
+
+def test_descriptions_avoid_their_own_enum_words() -> None:
+    # The offline input generator picks an enum option named in a step's goal, and a chained
+    # step's goal is the tool's description.
+    for module in (curves_data, curves_stats, curves_vis, curves_report):
+        for t in module.TOOLS:
+            for spec in t.input_schema["properties"].values():
+                for option in spec.get("enum", ()):
+                    assert not re.search(rf"\b{option}\b", t.description.lower()), (t.name, option)
+
+
+@pytest.mark.parametrize(
+    ("request_text", "files", "tools"),
+    [
+        (
+            "Generate 30 ensemble curves, compute functional boxplot statistics and write a quick "
+            "uncertainty report",
+            (),
+            ["generate_ensemble_curves", "compute_functional_boxplot_statistics",
+             "generate_uncertainty_report"],
+        ),
+        (
+            "Load data/curves.npy, plot its functional boxplot and give me a detailed uncertainty report",
+            (SAMPLE,),
+            ["load_curves", "plot_functional_boxplot", "compute_functional_boxplot_statistics",
+             "generate_uncertainty_report"],
+        ),
+    ],
+)
+def test_offline_planner_routes_clauses_to_the_curve_tools(
+    request_text: str, files: tuple, tools: list[str]
+) -> None:
+    planner_mod = pytest.importorskip("planexec.planner_heuristic")  # the lead's module
+    from planexec.protocols import PlanningContext
+
+    registry = default_registry()
+    plan = planner_mod.HeuristicPlanner().plan(
+        PlanningContext(request=request_text, tools=registry, files=files)
+    )
+    assert [s.primary_tools[0] for s in plan.steps] == tools
+    types = [registry.get(s.primary_tools[0]).type for s in plan.steps]
+    assert types[0] == "data" and types[-1] == "analyzer"

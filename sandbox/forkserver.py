@@ -20,9 +20,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from planexec.sandbox import confine
-
 from planexec.errors import PlanexecError
+from planexec.sandbox import confine
 
 PRELOAD = (
     "numpy", "scipy", "scipy.ndimage", "scipy.signal", "scipy.stats", "scipy.optimize",
@@ -186,6 +185,7 @@ def _preload() -> None:
         importlib.import_module(name)
     import matplotlib.pyplot as plt
     import numpy as np
+
     from planexec.sandbox import seccomp, worker  # noqa: F401 - imported before any fork
 
     seccomp.load_library()
@@ -196,8 +196,13 @@ def _preload() -> None:
     fig, ax = plt.subplots()
     ax.plot(np.arange(3))
     ax.set_title("warm")
-    fig.savefig(tempfile.TemporaryFile(), format="png")
+    with tempfile.TemporaryFile() as fh:
+        fig.savefig(fh, format="png")
     plt.close("all")
+    import gc
+
+    gc.collect()
+    gc.freeze()  # forked workers' collections then skip (and do not copy) the warm heap
 
 
 def _serve(fd: int) -> None:

@@ -16,12 +16,11 @@ from collections.abc import Collection
 from functools import lru_cache
 from typing import Any
 
+from planexec.errors import ConfigError
 from planexec.sandbox import confine, policy
 from planexec.sandbox.forkserver import ForkServer, get_server
 from planexec.sandbox.result import ExecutionResult
 from planexec.sandbox.session import Session, Worker, WorkerGone
-
-from planexec.errors import ConfigError
 
 
 @lru_cache(maxsize=1)

@@ -12,10 +12,9 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any
 
+from planexec.errors import InputError
 from planexec.sandbox import wire
 from planexec.sandbox.result import ExecutionResult
-
-from planexec.errors import InputError
 
 if TYPE_CHECKING:
     from planexec.sandbox.runner import Sandbox

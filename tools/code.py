@@ -10,12 +10,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from planexec.errors import ToolError
+from planexec.llm.base import Message
 from planexec.sandbox import ExecutionResult, Sandbox, Session
 from planexec.tools.base import ToolContext, ToolOutput
 from planexec.tools.decorator import tool
-
-from planexec.errors import ToolError
-from planexec.llm.base import Message
 
 SESSION_SERVICE = "sandbox_session"
 _FENCE = re.compile(r"```(?:python|py)?\s*\n(.*?)```", re.DOTALL | re.IGNORECASE)

@@ -1,0 +1,81 @@
+"""Sandbox latency: warm fork-server runs vs a cold `python -c` importing numpy+scipy+skimage.
+
+Prints p50/p95 of an isolated run of a trivial numpy snippet, the cold start, the ratio,
+and the throughput of sequential runs, all measured in this one process.
+Run: .venv/bin/python benchmarks/bench_sandbox.py [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import time
+
+from planexec.sandbox import Sandbox, shutdown
+
+SNIPPET = "results = {'mean': float(np.arange(100).mean())}"
+COLD = "import numpy, scipy, skimage; print(float(numpy.arange(100).mean()))"
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="small sizes (a few seconds)")
+    args = parser.parse_args()
+    warm_n, cold_n, batch = (20, 3, 20) if args.quick else (100, 10, 100)
+
+    sb = Sandbox()
+    started = time.perf_counter()
+    assert sb.run(SNIPPET).ok
+    first = time.perf_counter() - started
+    for _ in range(3):
+        sb.run(SNIPPET)
+
+    warm = []
+    for _ in range(warm_n):
+        t = time.perf_counter()
+        result = sb.run(SNIPPET)
+        warm.append(time.perf_counter() - t)
+        assert result.ok, result.error
+
+    cold = []
+    for _ in range(cold_n):
+        t = time.perf_counter()
+        subprocess.run([sys.executable, "-c", COLD], check=True, capture_output=True)
+        cold.append(time.perf_counter() - t)
+
+    t = time.perf_counter()
+    for _ in range(batch):
+        sb.run(SNIPPET)
+    elapsed = time.perf_counter() - t
+
+    with sb.session() as session:
+        session.run("results = {}")
+        sess = []
+        for _ in range(warm_n):
+            t = time.perf_counter()
+            session.run(SNIPPET)
+            sess.append(time.perf_counter() - t)
+    shutdown()
+
+    w50, w95 = percentile(warm, 0.5) * 1e3, percentile(warm, 0.95) * 1e3
+    c50, c95 = percentile(cold, 0.5) * 1e3, percentile(cold, 0.95) * 1e3
+    print(f"layers: {', '.join(Sandbox.capabilities().layers)} + policy")
+    print(f"first run (starts the fork server): {first * 1e3:8.1f} ms")
+    print(f"warm isolated run   p50 {w50:8.1f} ms   p95 {w95:8.1f} ms   (n={warm_n})")
+    print(f"cold python -c      p50 {c50:8.1f} ms   p95 {c95:8.1f} ms   (n={cold_n})")
+    print(f"session run         p50 {percentile(sess, 0.5) * 1e3:8.1f} ms   "
+          f"p95 {percentile(sess, 0.95) * 1e3:8.1f} ms")
+    print(f"speed-up warm vs cold (p50): {c50 / w50:6.1f}x   (goal >= 10x; warm p50 goal <= 20 ms)")
+    print(f"throughput: {batch} isolated runs in {elapsed:.2f} s = {batch / elapsed:.1f} runs/s "
+          f"(mean {statistics.fmean(warm) * 1e3:.1f} ms)")
+
+
+if __name__ == "__main__":
+    main()

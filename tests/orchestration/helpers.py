@@ -6,11 +6,10 @@ import threading
 import time
 from typing import Any
 
-from planexec.tools import ToolOutput, ToolRegistry, tool
-
 from planexec.config import Config
 from planexec.events import Event
 from planexec.models import Plan, PlanStep
+from planexec.tools import ToolOutput, ToolRegistry, tool
 
 
 def config(**changes: Any) -> Config:

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+
 from planexec.tools import ToolContext, ToolOutput, tool
 
 SLOW_SECONDS = "SLOW_PLUGIN_SECONDS"

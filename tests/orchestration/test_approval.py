@@ -13,12 +13,12 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from planexec.tools import ToolOutput, ToolRegistry, tool
 
 from planexec import Orchestrator
 from planexec.cli import cli
 from planexec.errors import PlanValidationError, UsageError
 from planexec.models import Plan
+from planexec.tools import ToolOutput, ToolRegistry, tool
 from tests.orchestration.helpers import Calls, Recorder, config, nap_tools, plan, step
 
 REPO = Path(__file__).resolve().parents[2]

@@ -6,10 +6,10 @@ import threading
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from planexec.tools import ToolOutput, ToolRegistry, tool
 
 from planexec import Orchestrator
 from planexec.models import PlanStep
+from planexec.tools import ToolOutput, ToolRegistry, tool
 from tests.orchestration.helpers import Calls, Recorder, config, nap_tools, plan, step
 
 ORDER = ("step_started", "attempt_started", "attempt_finished", "step_finished")

@@ -6,8 +6,6 @@ import json
 import threading
 from typing import Any
 
-from planexec.tools import ToolOutput, ToolRegistry, tool
-
 from planexec import Orchestrator
 from planexec.evaluator import default_evaluators
 from planexec.inputs import HeuristicInputGenerator
@@ -18,6 +16,7 @@ from planexec.planner_heuristic import HeuristicPlanner
 from planexec.planner_llm import LLMPlanner
 from planexec.similarity import KeywordScorer
 from planexec.synthesis import TemplateSynthesizer
+from planexec.tools import ToolOutput, ToolRegistry, tool
 from planexec.verifier import StepVerifier
 from tests.orchestration.helpers import Calls, Recorder, config, nap_tools
 

@@ -106,7 +106,7 @@ class LLMInputGenerator:
         schema = tool.input_schema or {"type": "object"}
         if not schema.get("properties") or _complete(schema, guess, step):
             return guess
-        state = {k: summarize(v, 120) for k, v in ctx.state.items() if not k.startswith("_")}
+        state = {k: summarize(v, 120) for k, v in dict(ctx.state).items() if not k.startswith("_")}
         prompt = (
             f"Request: {ctx.request}\nStep {step.step_num} goal: {step.goal}\n"
             f"Success criteria: {step.success_criteria}\nContext: {step.context}\n"

@@ -200,15 +200,14 @@ def compare_terms(query: Terms, cap: Terms, code: tuple[Terms, frozenset[float]]
     return TermComparison(conflicts, unspecified, agreements)
 
 
-_SYNONYMS = {"trace": "traces", "signal": "traces", "fluorescence": "traces", "f": "traces",
-             "img": "images", "image": "images", "frames": "images", "stack": "images", "movie": "images",
-             "mask": "labels", "masks": "labels", "label": "labels", "segmentation": "labels",
-             "curve": "curves", "data": "data", "df": "dff", "deltaf": "dff", "delta": "dff"}
+_SYNONYMS = {"signal": "trace", "fluorescence": "trace", "f": "trace", "img": "image", "frame": "image",
+             "stack": "image", "movie": "image", "mask": "label", "segmentation": "label",
+             "df": "dff", "deltaf": "dff", "delta": "dff"}
 
 
 def _var_tokens(name: str) -> frozenset[str]:
-    words = re.findall(r"[a-z0-9]+", _normalise(name))
-    return frozenset(_SYNONYMS.get(w, w.rstrip("s") if len(w) > 3 else w) for w in words)
+    words = [w[:-1] if len(w) > 3 and w.endswith("s") else w for w in re.findall(r"[a-z0-9]+", _normalise(name))]
+    return frozenset(_SYNONYMS.get(w, w) for w in words)
 
 
 def io_agreement(

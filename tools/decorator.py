@@ -47,6 +47,20 @@ def _schema_for(annotation: Any) -> dict[str, Any]:
     return {}
 
 
+def _hints(fn: Callable[..., Any]) -> dict[str, Any]:
+    """Resolved type hints; one that names something local to where the tool was defined is skipped."""
+    try:
+        return typing.get_type_hints(fn)
+    except NameError:
+        resolved: dict[str, Any] = {}
+        for name, hint in getattr(fn, "__annotations__", {}).items():
+            try:
+                resolved[name] = eval(hint, fn.__globals__) if isinstance(hint, str) else hint  # noqa: S307
+            except Exception:  # noqa: BLE001 - an unresolvable hint accepts anything
+                continue
+        return resolved
+
+
 class FunctionTool:
     """A tool backed by a plain function; `ctx` is passed when the function asks for it."""
 
@@ -73,7 +87,7 @@ class FunctionTool:
         self.input_schema = self._build_schema()
 
     def _build_schema(self) -> dict[str, Any]:
-        hints = typing.get_type_hints(self.fn)
+        hints = _hints(self.fn)
         props: dict[str, Any] = {}
         required: list[str] = []
         for pname, param in inspect.signature(self.fn).parameters.items():

@@ -161,3 +161,19 @@ def test_column_stats_handles_currency_and_semicolons(tmp_path: Path) -> None:
     path.write_text("a;b\n1;x\n2;y\n")
     out = describe_table.run({"path": str(path)}, ToolContext())
     assert out.value["columns"] == ["a", "b"] and out.results == {"mean_a": 1.5}
+
+
+def test_tools_defined_in_a_function_with_local_names_in_hints() -> None:
+    from planexec.tools import ToolOutput as LocalOutput
+
+    def make() -> Any:
+        @tool(type="data")
+        def local(target: str, window: int = 3) -> LocalOutput:
+            """Uses a name only this scope knows in its return hint."""
+            return LocalOutput({"target": target, "window": window})
+
+        return local
+
+    t = make()
+    assert t.input_schema["properties"] == {"target": {"type": "string"}, "window": {"type": "integer", "default": 3}}
+    assert t.run({"target": "x", "window": 3}, ToolContext()).value == {"target": "x", "window": 3}

@@ -1,14 +1,17 @@
 """Tool learning: success records per (goal neighbourhood, tool) reorder a step's primary tools.
 
-A goal's neighbourhood is the set of recorded goals whose content words overlap it by at
-least `similarity` (Jaccard). Only with `min_evidence` records per tool is the order changed,
-and the change is announced as a ToolsReordered event.
+A goal's neighbourhood is the set of recorded goals whose embedding has cosine similarity of
+at least `embedding_similarity` with it (the run's local embedder), or, offline without a
+model, whose content words overlap it by at least `similarity` (Jaccard). Only with
+`min_evidence` records per tool is the order changed, and the change is announced as a
+ToolsReordered event.
 """
 
 from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,6 +19,7 @@ from typing import Any
 from planexec.config import Config
 from planexec.events import ToolsReordered
 from planexec.models import PlanStep, ToolAttempt
+from planexec.protocols import Embedder
 from planexec.similarity import tokens
 from planexec.state import RunState
 
@@ -27,9 +31,13 @@ class ToolLearner:
     path: Path
     min_evidence: int = 3
     similarity: float = 0.5
+    embedder: Callable[[], Embedder | None] | None = None
+    """Returns the embedder for goal neighbourhoods (called only when an order is decided)."""
+    embedding_similarity: float = 0.7
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
+        self._vectors: dict[str, Any] = {}
         self._records: list[dict[str, Any]] | None = None
 
     def _load(self) -> list[dict[str, Any]]:
@@ -48,19 +56,33 @@ class ToolLearner:
 
     def rates(self, goal: str, tools: tuple[str, ...]) -> dict[str, tuple[float, int]]:
         """Success rate and evidence count of each tool on goals like this one."""
-        words = set(tokens(goal))
         tally: dict[str, list[int]] = {t: [0, 0] for t in tools}
         with self._lock:
-            records = list(self._load())
-        for rec in records:
-            if rec.get("tool") not in tally:
-                continue
-            other = set(rec.get("words", ()))
-            union = words | other
-            if union and len(words & other) / len(union) >= self.similarity:
+            records = [r for r in self._load() if r.get("tool") in tally]
+        near = self._neighbours(goal, records)
+        for rec, close in zip(records, near, strict=True):
+            if close:
                 tally[rec["tool"]][0] += int(bool(rec.get("ok")))
                 tally[rec["tool"]][1] += 1
         return {t: (ok / n if n else 0.0, n) for t, (ok, n) in tally.items()}
+
+    def _neighbours(self, goal: str, records: list[dict[str, Any]]) -> list[bool]:
+        """Which records' goals lie in this goal's neighbourhood."""
+        embedder = self.embedder() if self.embedder else None
+        if embedder is not None and records:
+            texts = [goal] + [r.get("goal") or " ".join(r.get("words", ())) for r in records]
+            missing = [t for t in dict.fromkeys(texts) if t not in self._vectors]
+            if missing:
+                self._vectors.update(zip(missing, embedder.embed(missing), strict=True))
+            q = self._vectors[goal]
+            return [float(self._vectors[t] @ q) >= self.embedding_similarity for t in texts[1:]]
+        words = set(tokens(goal))
+        out = []
+        for rec in records:
+            other = set(rec.get("words", ()))
+            union = words | other
+            out.append(bool(union) and len(words & other) / len(union) >= self.similarity)
+        return out
 
     def order(self, step: PlanStep, run: RunState) -> tuple[str, ...]:
         primary = step.primary_tools
@@ -79,7 +101,7 @@ class ToolLearner:
         if not attempts:
             return
         words = sorted(set(tokens(step.goal)))
-        new = [{"tool": a.tool, "ok": bool(a.ok), "words": words} for a in attempts]
+        new = [{"tool": a.tool, "ok": bool(a.ok), "goal": step.goal, "words": words} for a in attempts]
         with self._lock:
             self._load().extend(new)
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -91,4 +113,12 @@ def tool_learner(config: Config) -> ToolLearner | None:
     """The learner for this configuration, or None when tool learning is off."""
     if not config.tool_learning:
         return None
-    return ToolLearner(Path(config.home) / "capabilities" / "tool_stats.jsonl")
+
+    def embedder() -> Embedder | None:
+        if config.embedder == "none":
+            return None
+        from planexec.knowledge.embedder import get_embedder
+
+        return get_embedder(config.embedder)
+
+    return ToolLearner(Path(config.home) / "capabilities" / "tool_stats.jsonl", embedder=embedder)

@@ -100,3 +100,20 @@ def test_ties_and_a_better_first_tool_keep_the_plan_order(tmp_path: Path) -> Non
     run = RunState("x", config(), ToolRegistry(), EventBus([rec]))
     assert learner.order(s, run) == ("a", "b", "c")
     assert rec.events == []
+
+
+def test_embedding_neighbourhood_groups_paraphrased_goals(tmp_path: Path) -> None:
+    """With the local embedder, a paraphrase sharing few words with the recorded goals is a neighbour."""
+    from planexec.knowledge.embedder import get_embedder
+
+    learner = ToolLearner(tmp_path / "stats.jsonl", embedder=lambda: get_embedder("auto"))
+    recorded = step(1, "quick_lookup", "full_scan", goal="find the customer rows for the region")
+    attempts = (ToolAttempt("quick_lookup", {}, False, error="timeout"), ToolAttempt("full_scan", {}, True))
+    for _ in range(3):
+        learner.observe(recorded, attempts)
+    paraphrase = "retrieve the customers of this region"
+    assert learner.rates(paraphrase, ("quick_lookup", "full_scan")) == {"quick_lookup": (0.0, 3), "full_scan": (1.0, 3)}
+    unrelated = "plot the functional boxplot of the curves"
+    assert learner.rates(unrelated, ("quick_lookup", "full_scan")) == {"quick_lookup": (0.0, 0), "full_scan": (0.0, 0)}
+    keywords = ToolLearner(tmp_path / "stats.jsonl")
+    assert keywords.rates(paraphrase, ("full_scan",))["full_scan"][1] == 0

@@ -161,3 +161,10 @@ def test_real_subprocess_json_parses(tmp_path: Path) -> None:
     assert data["status"] == "succeeded"
     assert data["results"]["mean_revenue"] == pytest.approx(mean_revenue())
     assert Path(data["output_dir"]).parent == tmp_path
+
+
+def test_approve_without_a_terminal_is_refused_clearly() -> None:
+    r = invoke("run", SALES_REQUEST, "--llm", "none", "--approve")
+    assert r.exit_code == 2
+    (line,) = error_lines(r)
+    assert line.startswith("Error: --approve needs an interactive terminal")

@@ -19,7 +19,16 @@ from planexec.errors import (
     ToolError,
     UsageError,
 )
-from planexec.models import Evaluation, Plan, PlanStep, RunResult, StepResult, ToolAttempt, Usage, Verdict
+from planexec.models import (
+    Evaluation,
+    Plan,
+    PlanStep,
+    RunResult,
+    StepResult,
+    ToolAttempt,
+    Usage,
+    Verdict,
+)
 
 if TYPE_CHECKING:
     from planexec.orchestrator import Orchestrator

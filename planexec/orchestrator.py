@@ -18,16 +18,24 @@ from planexec.config import Config
 from planexec.context import ContextBuilder, check_inputs
 from planexec.errors import LLMError, PlanexecError, RunAborted, ToolError
 from planexec.evaluator import StepEvaluatorRegistry, default_evaluators
-from planexec.events import EventBus, PlanCreated, RunAbortedEvent, RunFinished, RunStarted, StepFinished, Subscriber
+from planexec.events import (
+    EventBus,
+    PlanCreated,
+    RunAbortedEvent,
+    RunFinished,
+    RunStarted,
+    StepFinished,
+    Subscriber,
+)
 from planexec.executor import CircuitBreaker, GuidedExecutor, ToolApproval
 from planexec.inputs import HeuristicInputGenerator, LLMInputGenerator
 from planexec.learning import tool_learner
 from planexec.llm.base import LLM
 from planexec.models import Plan, PlanStep, RunResult, StepResult
+from planexec.persist import persist_capabilities
 from planexec.planner_heuristic import HeuristicPlanner
 from planexec.planner_llm import LLMPlanner
 from planexec.planner_reuse import ReuseFirstPlanner
-from planexec.persist import persist_capabilities
 from planexec.protocols import InputGenerator, Planner, Synthesizer, Verifier
 from planexec.replan import maybe_replan
 from planexec.report import RunLog, new_run_dir, write_reports

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 if TYPE_CHECKING:
     import numpy as np
 
-    from planexec.models import Evaluation, Plan, PlanStep, StepResult, ToolAttempt, Verdict
+    from planexec.models import Evaluation, Plan, PlanStep, StepResult, Verdict
     from planexec.tools.base import Tool, ToolContext, ToolOutput
     from planexec.tools.registry import ToolRegistry
 

@@ -6,6 +6,7 @@ worker; declared outputs small enough to matter come back to the run (never 3-D 
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from planexec.errors import ToolError
@@ -21,6 +22,16 @@ def _store(ctx: ToolContext) -> Any:
     from planexec.context import capability_store
 
     return ctx.services.get("capability_store", lambda: capability_store(ctx.config or Config.from_env()))
+
+
+def _preamble(images: object) -> str:
+    """Imports and input loading that make the composed script runnable on its own."""
+    return (
+        "import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\n"
+        "import numpy as np\nimport scipy\nimport skimage\n\n"
+        "from planexec.tools.calcium_io import load_stack\n\n"
+        f"images, _meta = load_stack({str(Path(str(images)).resolve())!r})"
+    )
 
 
 def _publishable(name: str, value: Any) -> bool:
@@ -69,7 +80,10 @@ class RunCapability:
         header = (f"Step {step}: {ctx.step.goal if ctx.step else cap.description}\n"
                   f"capability {cap.id} v{cap.version} ({cap.origin}): {cap.description}\n"
                   f"inputs {cap.inputs} -> outputs {cap.outputs}")
-        ctx.state.setdefault("code_blocks", []).append((header, cap.code))
+        blocks = ctx.state.setdefault("code_blocks", [])
+        if not blocks and ctx.images is not None:
+            blocks.append(("Inputs: the image stack as float32 T x H x W in [0, 1]", _preamble(ctx.images)))
+        blocks.append((header, cap.code))
         results = {k: v for k, v in values.items() if _publishable(k, v)}
         shown = ", ".join(f"{k}={summarize(v, 60)}" for k, v in values.items())
         summary = f"{cap.id}: {shown or 'done'}" + (f"; {len(artifacts)} figure(s)" if artifacts else "")

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import scipy
 import skimage
+
 from planexec.tools.calcium_demo import generate_demo
 from planexec.tools.calcium_metrics import event_f1, match_cells
 

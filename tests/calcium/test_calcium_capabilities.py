@@ -22,6 +22,7 @@ import skimage
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from matplotlib.figure import Figure
+
 from planexec.tools.calcium_demo import generate_demo
 from planexec.tools.calcium_metrics import event_f1, match_cells
 

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from planexec.tools.calcium_demo import DemoParams, generate_demo, load_ground_truth, write_demo
-from planexec.tools.calcium_io import load_stack
 
 from planexec.errors import InputError
+from planexec.tools.calcium_demo import DemoParams, generate_demo, load_ground_truth, write_demo
+from planexec.tools.calcium_io import load_stack
 
 
 def test_same_seed_same_movie_other_seed_other_movie() -> None:

@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 from click.testing import CliRunner
-from planexec.tools.calcium_io import load_stack
 
 from planexec.cli import cli
+from planexec.tools.calcium_io import load_stack
 
 
 def test_demo_data_png(tmp_path: Path) -> None:

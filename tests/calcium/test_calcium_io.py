@@ -10,9 +10,9 @@ import tifffile
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image
-from planexec.tools.calcium_io import load_stack, natural_key
 
 from planexec.errors import InputError
+from planexec.tools.calcium_io import load_stack, natural_key
 
 
 def _write_pngs(folder: Path, frames: np.ndarray, names: list[str] | None = None) -> list[Path]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from planexec.tools.calcium_metrics import Score, event_f1, match_cells
 
 

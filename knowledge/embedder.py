@@ -82,7 +82,17 @@ class SentenceTransformerEmbedder:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         model = self._load()
-        vecs = model.encode(list(texts), batch_size=32, normalize_embeddings=True, show_progress_bar=False)
+        import torch
+
+        # One short text is latency-bound: a single thread avoids waiting on busy sibling cores.
+        threads = torch.get_num_threads()
+        if len(texts) <= 4 and threads > 1:
+            torch.set_num_threads(1)
+        try:
+            vecs = model.encode(list(texts), batch_size=32, normalize_embeddings=True, show_progress_bar=False)
+        finally:
+            if torch.get_num_threads() != threads:
+                torch.set_num_threads(threads)
         return normalize_rows(vecs)
 
 

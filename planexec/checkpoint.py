@@ -1,5 +1,9 @@
 """Checkpoints: the run state saved after every step (JSON, arrays as .npy beside it), and loaded back.
 
+The checkpoint is a journal, `checkpoint.jsonl`: each save appends one line holding the steps
+finished since the last one, the plan when it changed, and the current state. Appending costs
+the same at step 50 as at step 1, and a line torn by a kill is ignored on load.
+
 Arrays are written with `allow_pickle=False` and read the same way: a checkpoint is data only.
 What the context builds (the input image stack, retrieved chunks) is not copied; a resumed
 run builds it again from its sources. A value JSON cannot hold faithfully (an arbitrary
@@ -21,9 +25,9 @@ from planexec.models import Plan, StepResult
 from planexec.serialize import to_jsonable
 from planexec.state import RunState
 
-CHECKPOINT = "checkpoint.json"
+CHECKPOINT = "checkpoint.jsonl"
 ARRAYS = "checkpoint_arrays"
-VERSION = 2
+VERSION = 3
 _SKIP_VARIABLES = {"images"}
 _ARRAY_KINDS = "biufcUSmM"  # every dtype numpy saves without pickle
 _JSON_NATIVE = (type(None), bool, int, float, str)
@@ -87,35 +91,43 @@ def tool_modules(run: RunState) -> list[str]:
     return sorted(mods)
 
 
+class _Journal:
+    """What this run already wrote to its checkpoint journal."""
+
+    def __init__(self) -> None:
+        self.plan: Plan | None = None
+        self.steps: dict[int, int] = {}
+        self.header = False
+
+
 def save_checkpoint(run: RunState, finished: bool = False) -> Path | None:
-    """Write the run's state into its output folder atomically; None when checkpoints are off."""
+    """Append the run's progress to its checkpoint journal; None when checkpoints are off."""
     if run.output_dir is None or not run.config.checkpoint:
         return None
     import numpy as np
 
+    journal: _Journal = run.services.get("checkpoint_journal", _Journal)
     arrays: dict[str, Any] = {}
     lossy: list[str] = []
     with run.lock:
         state = dict(run.state)
         variables = {k: v for k, v in (run.state.get("variables") or {}).items() if k not in _SKIP_VARIABLES}
         state["variables"] = variables
-        data = {
-            "version": VERSION,
-            "finished": finished,
-            "request": run.request,
-            "files": [str(f) for f in run.files],
-            "images": str(run.images) if run.images else None,
-            "plan": run.plan.to_dict() if run.plan else None,
-            "tool_modules": tool_modules(run),
-            "steps": [r.to_dict() for r in run.ordered_results() if r.status in ("succeeded", "failed")],
-            "results": _pack(dict(run.results), arrays, "results", lossy),
-            "state": _pack(state, arrays, "state", lossy),
-            "artifacts": list(run.artifacts),
-            "replans": to_jsonable(run.replans),
-            "execution_sequence": to_jsonable(run.execution_sequence),
-            "errors": list(run.errors),
-        }
-    data["lossy"] = lossy
+        line: dict[str, Any] = {"version": VERSION, "finished": finished}
+        if not journal.header:
+            line["header"] = {"request": run.request, "files": [str(f) for f in run.files],
+                              "images": str(run.images) if run.images else None}
+        if run.plan is not None and run.plan is not journal.plan:
+            line["plan"] = run.plan.to_dict()
+            line["tool_modules"] = tool_modules(run)
+        done = [r for r in run.step_results.values()
+                if r.status in ("succeeded", "failed") and journal.steps.get(r.step.step_num) != id(r)]
+        line["steps"] = [r.to_dict() for r in done]
+        line["results"] = _pack(dict(run.results), arrays, "results", lossy)
+        line["state"] = _pack(state, arrays, "state", lossy)
+        line.update(artifacts=list(run.artifacts), replans=to_jsonable(run.replans),
+                    execution_sequence=to_jsonable(run.execution_sequence), errors=list(run.errors))
+        line["lossy"] = lossy
     folder = run.output_dir / ARRAYS
     folder.mkdir(exist_ok=True)
     for name, arr in arrays.items():
@@ -125,10 +137,32 @@ def save_checkpoint(run: RunState, finished: bool = False) -> Path | None:
             np.save(tmp, np.ascontiguousarray(arr), allow_pickle=False)
             os.replace(tmp, target)
     path = run.output_dir / CHECKPOINT
-    tmp_path = path.with_suffix(".tmp")
-    tmp_path.write_text(json.dumps(data), encoding="utf-8")
-    os.replace(tmp_path, path)
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps(line) + "\n")
+    journal.header = True
+    journal.plan = run.plan
+    journal.steps.update({r.step.step_num: id(r) for r in done})
     return path
+
+
+def _read_journal(path: Path) -> dict[str, Any]:
+    """Fold the journal's lines into one record; a torn last line (a kill mid-write) is skipped."""
+    data: dict[str, Any] = {}
+    steps: dict[int, dict[str, Any]] = {}
+    for raw in path.read_text(encoding="utf-8").splitlines():
+        try:
+            line = json.loads(raw)
+        except json.JSONDecodeError:
+            continue
+        if line.get("version") != VERSION:
+            raise UsageError(f"{path} was written by another planexec version (format {line.get('version')}, "
+                             f"this one reads {VERSION}); run the request again")
+        data.update(line.pop("header", None) or {})
+        for step in line.pop("steps", None) or ():
+            steps[int(step["step"]["step_num"])] = step
+        data.update(line)
+    data["steps"] = [steps[n] for n in sorted(steps)]
+    return data
 
 
 def load_checkpoint(run_dir: str | Path) -> dict[str, Any]:
@@ -140,16 +174,12 @@ def load_checkpoint(run_dir: str | Path) -> dict[str, Any]:
     if not path.exists():
         raise InputError(f"no checkpoint in {folder}: pass the folder of a run (outputs/<timestamp>) "
                          "that was started with checkpoints on")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{path} is damaged ({exc}); the run cannot be resumed") from None
+    data = _read_journal(path)
+    if "request" not in data:
+        raise InputError(f"{path} is damaged (no readable entry); the run cannot be resumed")
     if data.get("finished"):
         raise UsageError(f"the run in {folder} already finished; nothing to resume. "
                          f"Its answer is in {folder / 'report.md'}")
-    if data.get("version") != VERSION:
-        raise UsageError(f"{path} was written by another planexec version (format {data.get('version')}, "
-                         f"this one reads {VERSION}); run the request again")
     if not data.get("plan"):
         raise UsageError(f"the run in {folder} stopped before it had a plan; run the request again")
     data["plan"] = Plan.from_dict(data["plan"])

@@ -48,8 +48,16 @@ class Scheduler:
             running: dict[Future[StepResult], int] = {}
             try:
                 while True:
+                    ready = [] if run.aborted else run.ready_steps(set(running.values()))
+                    if len(ready) == 1 and not running:
+                        # Alone: nothing could start beside it, so skip the thread hand-off.
+                        run.running = {ready[0].step_num}
+                        result = work(ready[0])
+                        run.running = set()
+                        on_result(result)
+                        continue
                     if not run.aborted:
-                        for step in run.ready_steps(set(running.values())):
+                        for step in ready:
                             if len(running) >= self.max_parallel:
                                 break
                             running[pool.submit(work, step)] = step.step_num

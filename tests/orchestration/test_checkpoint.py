@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from planexec import Orchestrator
-from planexec.checkpoint import ARRAYS, CHECKPOINT, load_checkpoint, save_checkpoint
+from planexec.checkpoint import ARRAYS, CHECKPOINT, _read_journal, load_checkpoint, save_checkpoint
 from planexec.errors import InputError, UsageError
 from planexec.events import EventBus
 from planexec.models import Plan
@@ -98,7 +98,7 @@ def assert_same_results(a: dict[str, Any], b: dict[str, Any]) -> None:
 
 def test_sigkill_mid_step_then_resume_in_python(tmp_path: Path) -> None:
     run_dir, markers = kill_mid_step(tmp_path)
-    saved = json.loads((run_dir / CHECKPOINT).read_text())
+    saved = _read_journal(run_dir / CHECKPOINT)
     assert [s["step"]["step_num"] for s in saved["steps"]] == [1] and not saved["finished"]
     assert saved["tool_modules"] == ["slow_plugin"]
     for npy in (run_dir / ARRAYS).glob("*.npy"):
@@ -249,3 +249,13 @@ def test_resume_needs_the_run_tools(tmp_path: Path) -> None:
     save_checkpoint(run)
     with pytest.raises(UsageError, match="not registered.*slow_plugin"):
         Orchestrator(tools=ToolRegistry(), config=config()).resume(tmp_path)
+
+
+def test_a_line_torn_by_a_kill_is_ignored(tmp_path: Path) -> None:
+    """The journal's last line cut mid-write (a kill during the append) leaves the earlier state readable."""
+    run_dir, _ = kill_mid_step(tmp_path)
+    path = run_dir / CHECKPOINT
+    whole = path.read_text()
+    path.write_text(whole + '{"version": 3, "finished": true, "steps": [{"step": ')
+    data = load_checkpoint(run_dir)
+    assert [r.step.step_num for r in data["steps"]] == [1] and not data["finished"]

@@ -106,9 +106,16 @@ _LEXICON: list[tuple[str, str, str]] = [
     ("statistic", "min", r"\bmin(?:imum|ima)?\b|smallest|lowest"),
     ("statistic", "sum", r"\bsum\b|\btotal\b"),
     ("statistic", "count", r"\bcount\w*|number of|how many"),
+    ("measure", "skewness", r"skew\w*"),
+    ("measure", "kurtosis", r"kurtos\w*"),
+    ("measure", "cv", r"coefficient of variation|\bcv\b"),
+    ("measure", "snr", r"signal[- ]to[- ]noise|\bsnr\b"),
+    ("measure", "entropy", r"entrop\w*"),
+    ("measure", "autocorrelation", r"auto[- ]?correlation"),
 ]
-# Groups naming what a step must do (plot, save, detect...): a capability silent on them cannot do it.
-STRICT_GROUPS = frozenset({"action", "task"})
+# Groups naming what a step must do (plot, save, detect...) or a quantity it must compute
+# (skewness, SNR...): a capability silent on them cannot do it.
+STRICT_GROUPS = frozenset({"action", "task", "measure"})
 _COMPILED = [(g, c, re.compile(p)) for g, c, p in _LEXICON]
 
 _UNITS = {

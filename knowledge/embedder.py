@@ -43,6 +43,8 @@ class SentenceTransformerEmbedder:
         self._model: Any = None
         self._dim: int | None = None
         self._lock = threading.Lock()
+        self._recent: OrderedDict[str, Any] = OrderedDict()
+        """Single-text queries: planner, store search and RAG often ask for the same one."""
 
     def _load(self) -> Any:
         with self._lock:
@@ -81,6 +83,21 @@ class SentenceTransformerEmbedder:
 
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
+        if len(texts) == 1:
+            with self._lock:
+                hit = self._recent.get(texts[0])
+                if hit is not None:
+                    self._recent.move_to_end(texts[0])
+                    return hit[None, :].copy()
+        vecs = self._encode(texts)
+        if len(texts) == 1:
+            with self._lock:
+                self._recent[texts[0]] = vecs[0].copy()
+                while len(self._recent) > 512:
+                    self._recent.popitem(last=False)
+        return vecs
+
+    def _encode(self, texts: Sequence[str]) -> np.ndarray:
         model = self._load()
         import torch
 

@@ -394,6 +394,26 @@ class CapabilityStore:
             last_used=_now(),
         )
 
+    def record_uses(self, uses: Sequence[tuple[str, bool, float]]) -> None:
+        """Count several runs (id, ok, seconds) in one commit: a run records its reuses together."""
+        if not uses:
+            return
+        with self._writing():
+            changed: dict[str, Capability] = {}
+            for cap_id, ok, seconds in uses:
+                if cap_id not in self._caps:
+                    raise self._unknown(cap_id)
+                cap = changed.get(cap_id) or self._load_or_restore(cap_id) or self._caps[cap_id]
+                cap.reuse_count += 1
+                cap.runs += 1
+                cap.successes += bool(ok)
+                cap.total_seconds += float(seconds)
+                cap.last_used = _now()
+                changed[cap_id] = cap
+            ok_count = sum(bool(ok) for _, ok, _ in uses)
+            names = ", ".join(changed) if len(changed) <= 4 else f"{len(changed)} capabilities"
+            self._write_many(list(changed.values()), f"Reuse {names} ({ok_count}/{len(uses)} ok)")
+
     def update(self, cap_id: str, code: str, reason: str) -> Capability:
         """A new version of the code; earlier versions stay in the history."""
         if not reason.strip():

@@ -13,7 +13,7 @@ CODER_TOOL = "python_coder"
 
 
 def persist_capabilities(run: RunState, steps: Sequence[StepResult]) -> None:
-    """One store commit per reuse record and per new capability; nothing when no step touched code."""
+    """One store commit for the run's reuse records and one per new capability; nothing when no step touched code."""
     uses = [
         (r, a) for r in steps for a in r.attempts
         if a.tool == CAPABILITY_TOOL and a.input.get("capability_id")
@@ -25,8 +25,7 @@ def persist_capabilities(run: RunState, steps: Sequence[StepResult]) -> None:
     if not uses and not generated:
         return
     store = run.services.get("capability_store", lambda: capability_store(run.config))
-    for _, attempt in uses:
-        store.record_use(str(attempt.input["capability_id"]), attempt.ok, attempt.duration)
+    store.record_uses([(str(a.input["capability_id"]), a.ok, a.duration) for _, a in uses])
     for r in generated:
         cap_id = store.save(
             name=r.step.goal[:60],

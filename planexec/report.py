@@ -53,7 +53,7 @@ def write_reports(result: RunResult, state: dict[str, Any]) -> None:
     if not result.output_dir:
         return
     out = Path(result.output_dir)
-    (out / "report.json").write_text(json.dumps(result.to_dict(), indent=2), encoding="utf-8")
+    (out / "report.json").write_text(json.dumps(result.to_dict()), encoding="utf-8")
     (out / "report.md").write_text(markdown(result), encoding="utf-8")
     blocks = state.get("code_blocks") or []
     if blocks:

@@ -12,9 +12,7 @@ from typing import Any
 from planexec.errors import ToolError
 from planexec.serialize import summarize
 from planexec.tools.base import ToolContext, ToolOutput
-from planexec.tools.code import session_for
-
-_NOT_RESULTS = ("_image", "_labels", "_mask", "images", "movie", "denoised")
+from planexec.tools.code import publishable, session_for
 
 
 def _store(ctx: ToolContext) -> Any:
@@ -32,12 +30,6 @@ def _preamble(images: object) -> str:
         "from planexec.tools.calcium_io import load_stack\n\n"
         f"images, _meta = load_stack({str(Path(str(images)).resolve())!r})"
     )
-
-
-def _publishable(name: str, value: Any) -> bool:
-    if name.endswith(_NOT_RESULTS) or name.startswith("fig"):
-        return False
-    return getattr(value, "ndim", 0) <= 2
 
 
 class RunCapability:
@@ -84,7 +76,7 @@ class RunCapability:
         if not blocks and ctx.images is not None:
             blocks.append(("Inputs: the image stack as float32 T x H x W in [0, 1]", _preamble(ctx.images)))
         blocks.append((header, cap.code))
-        results = {k: v for k, v in values.items() if _publishable(k, v)}
+        results = {k: v for k, v in values.items() if publishable(k, v)}
         shown = ", ".join(f"{k}={summarize(v, 60)}" for k, v in values.items())
         summary = f"{cap.id}: {shown or 'done'}" + (f"; {len(artifacts)} figure(s)" if artifacts else "")
         large = {o: f"array{tuple(shapes[o])} kept in the sandbox session" for o in wanted if o not in values}

@@ -69,9 +69,22 @@ def _outputs(session: Session, ctx: ToolContext) -> dict[str, Any]:
     return {"variables": {**(ctx.state.get("variables") or {}), **found}} if found else {}
 
 
+_NOT_RESULTS = ("_image", "_labels", "_mask", "images", "movie", "denoised")
+
+
+def publishable(name: str, value: Any) -> bool:
+    """Whether a produced variable belongs in the run's key results (not images, movies, figures)."""
+    if name.endswith(_NOT_RESULTS) or name.startswith("fig"):
+        return False
+    return getattr(value, "ndim", 0) <= 2
+
+
 def _as_output(result: ExecutionResult, ctx: ToolContext, session: Session, name: str,
                code: str, extra: dict[str, Any] | None = None) -> ToolOutput:
     artifacts = _save_figures(result, ctx, _stem(ctx, name)) if result.figures else []
+    state = _outputs(session, ctx) if result.ok else {}
+    declared = set(ctx.step.outputs) if ctx.step else set()
+    published = {k: v for k, v in (state.get("variables") or {}).items() if k in declared and publishable(k, v)}
     value = {"results": result.results, "stdout": result.stdout, "code": code, **(extra or {})}
     if not result.ok:
         value["stderr"] = result.stderr
@@ -79,8 +92,8 @@ def _as_output(result: ExecutionResult, ctx: ToolContext, session: Session, name
     return ToolOutput(
         value=value, summary=result.summary(), artifacts=artifacts, ok=result.ok,
         error=None if result.ok else f"{result.error_type}: {result.error}",
-        results=dict(result.results) if result.ok else {},
-        state=_outputs(session, ctx) if result.ok else {},
+        results={**published, **result.results} if result.ok else {},
+        state=state,
     )
 
 

@@ -108,3 +108,14 @@ def test_index_cache_is_rebuilt_when_deleted(tmp_path: Path, minilm) -> None:
     again = CapabilityStore(tmp_path / "c", minilm, seed=False)
     assert again.search("ΔF/F with a 10th percentile baseline")[0].capability.id == cap_id
     again.close()
+
+
+def test_record_uses_counts_a_run_in_one_commit(store: CapabilityStore) -> None:
+    cap_id = store.save(Capability(**{**DFF.__dict__}))
+    before = len(_commits(store))
+    store.record_uses([(cap_id, True, 0.2), (cap_id, False, 0.4)])
+    assert len(_commits(store)) == before + 1 and _commits(store)[0].startswith(f"Reuse {cap_id} (1/2 ok)")
+    stats = store.stats(cap_id)
+    assert (stats["reuse_count"], stats["runs"], stats["successes"]) == (2, 2, 1)
+    with pytest.raises(KeyError):
+        store.record_uses([("no_such_capability", True, 0.1)])

@@ -35,7 +35,8 @@ def test_python_code_runs_in_session_with_variables(ctx):
     code = ("mean_img = images.mean(axis=0)\nfig, ax = plt.subplots()\nax.imshow(mean_img)\n"
             "figure = fig\nresults = {'mean': float(mean_img.mean())}")
     out = python_code.run({"code": code}, ctx)
-    assert out.ok and out.results == {"mean": 1.0}
+    # the code's `results`, plus the step's declared outputs as key results
+    assert out.ok and out.results["mean"] == 1.0 and set(out.results) == {"mean", "mean_img"}
     assert len(out.artifacts) == 1 and out.artifacts[0].endswith("step2_python_code_1.png")
     assert Path(out.artifacts[0]).read_bytes()[:4] == b"\x89PNG"
     np.testing.assert_array_equal(out.state["variables"]["mean_img"], np.ones((5, 5)))

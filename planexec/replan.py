@@ -30,6 +30,21 @@ def replans_left(run: RunState) -> int:
     return max(0, run.config.max_replans - len(run.replans))
 
 
+def reads_user_input(run: RunState, failed: StepResult) -> bool:
+    """Whether the failed step was reading the user's own data (a data tool given one of their files).
+
+    Replanning such a step would swap the user's data for whatever else can produce the same
+    variables (a synthetic generator, say), and answer about data they never gave.
+    """
+    inputs = {str(p) for p in run.files} | ({str(run.images)} if run.images else set())
+    for a in failed.attempts:
+        tool = run.tools.get(a.tool) if a.tool in run.tools else None
+        named = {str(v) for v in a.input.values() if isinstance(v, str)}
+        if tool is not None and tool.type == "data" and (named & inputs or (inputs and not named)):
+            return True
+    return False
+
+
 def maybe_replan(run: RunState, failed: StepResult, planner: Planner) -> bool:
     """Replace the unfinished part of the plan with a revised one; False when the budget is spent."""
     if run.plan is None or replans_left(run) == 0:
@@ -37,6 +52,11 @@ def maybe_replan(run: RunState, failed: StepResult, planner: Planner) -> bool:
     step = failed.step
     reasons = "; ".join(failed.evaluation.concerns) if failed.evaluation else failed.summary
     reason = f"step {step.step_num} ({step.goal}) failed: {reasons or failed.summary}"
+    if reads_user_input(run, failed):
+        with run.lock:
+            run.replans.append({"failed_step": step.step_num, "reason": reason,
+                                "skipped": "the input data could not be used; fix it rather than analyse other data"})
+        return False
     ctx = run.planning_context(failure=reason)
     ctx.extra["avoid"] = failed_actions(failed) | set(ctx.extra.get("avoid", ()))
     record: dict[str, Any] = {"failed_step": step.step_num, "reason": reason, "avoid": sorted(ctx.extra["avoid"])}

@@ -39,28 +39,28 @@ def as_curves(data: Any, name: str = "curves") -> np.ndarray:
         arr = np.asarray(data, dtype=float)
     except (TypeError, ValueError):
         raise CurveDataError(
-            f"{name} are not numeric; pass numbers, one curve per row (n_curves × n_points)"
+            f"the data in {name} is not numeric; pass numbers, one curve per row (n_curves × n_points)"
         ) from None
     if arr.ndim == 1:
         raise CurveDataError(
-            f"{name} form a 1-D array of {arr.size} values; pass a 2-D array with one curve "
+            f"{name} holds a 1-D array of {arr.size} values; pass a 2-D array with one curve "
             "per row (n_curves × n_points)"
         )
     if arr.ndim != 2:
         raise CurveDataError(
-            f"{name} have shape {arr.shape}; pass a 2-D array with one curve per row "
+            f"{name} has shape {arr.shape}; pass a 2-D array with one curve per row "
             "(n_curves × n_points)"
         )
     n, p = arr.shape
     if n < 3:
-        raise CurveDataError(f"{name} hold {n} curve(s); band depth needs at least 3 curves")
+        raise CurveDataError(f"{name} holds {n} curve(s); band depth needs at least 3 curves")
     if p < 1:
-        raise CurveDataError(f"{name} have no points; each curve needs at least one value")
+        raise CurveDataError(f"{name} has no points; each curve needs at least one value")
     bad = ~np.isfinite(arr)
     if bad.any():
         i, t = (int(v) for v in np.argwhere(bad)[0])
         raise CurveDataError(
-            f"{name} contain {int(bad.sum())} NaN or infinite value(s) (first in curve {i} "
+            f"{name} contains {int(bad.sum())} NaN or infinite value(s) (first in curve {i} "
             f"at point {t}); remove those curves or fill the gaps before computing depths"
         )
     return arr

@@ -143,7 +143,7 @@ def _write(path: Path, content: object) -> Path:
         ("flat.npy", np.arange(10.0), "1-D array of 10 values; pass a 2-D array"),
         ("gaps.npy", np.array([[1.0, 2.0, 3.0], [np.nan, 1.0, 2.0], [0.0, 0.0, 0.0], [1.0, 1.0, 1.0]]),
          "1 NaN or infinite value(s) (first in curve 1 at point 0)"),
-        ("pair.npy", np.ones((2, 5)), "hold 2 curve(s); band depth needs at least 3 curves"),
+        ("pair.npy", np.ones((2, 5)), "holds 2 curve(s); band depth needs at least 3 curves"),
         ("ragged.csv", "1,2,3\n4,5,6\n7,8\n", "line 3: 2 values, but line 1 has 3"),
     ],
 )
@@ -160,6 +160,9 @@ def test_bad_curve_files_fail_clearly_without_crashing_the_run(
     assert {"tool": "load_curves", "status": "error", "error": failed[0].error}.items() <= run.execution_sequence[0].items()
     assert message in run.answer  # the user reads why, in the answer
     assert "report" not in run.results  # no report from a file that could not be read
+    # nor figures about other data: replanning never swaps the user's file for synthetic curves
+    assert "generate_ensemble_curves" not in {a.tool for s in run.steps for a in s.attempts}
+    assert "n_curves" not in run.results and run.replans[0]["skipped"].startswith("the input data")
 
 
 def test_three_failing_curve_tools_in_a_row_trip_the_breaker(tmp_path: Path) -> None:

@@ -28,7 +28,7 @@ class Config:
     llm_max_retries: int = 4
     """Retries of a transient LLM error (429, 5xx, timeout, connection)."""
     max_consecutive_errors: int = 3
-    """Circuit breaker: this many tool errors in a row abort the run."""
+    """Circuit breaker: this many tool errors in a row (in the order they happen) abort the run; 0 never."""
     max_parallel: int = 4
     """Most steps run at once when their dependencies are met."""
     max_replans: int = 1

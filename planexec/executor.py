@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from planexec.errors import PlanexecError, RunAborted, UsageError
-from planexec.events import AttemptFinished, AttemptStarted, StepStarted
+from planexec.events import AttemptFinished, AttemptStarted, StepFinished, StepStarted
 from planexec.learning import ToolLearner
 from planexec.models import PlanStep, StepResult, ToolAttempt, Verdict
 from planexec.protocols import InputGenerator, Verifier
@@ -77,8 +77,11 @@ class GuidedExecutor:
                 # keep the attempt that tripped the breaker, and the step, in the run's record
                 if isinstance(exc.payload, ToolAttempt):
                     attempts.append(exc.payload)
-                run.record(StepResult(step, "failed", tuple(attempts), summary=f"stopped: {exc.reason}",
-                                      duration=time.perf_counter() - started))
+                stopped = StepResult(step, "failed", tuple(attempts), summary=f"stopped: {exc.reason}",
+                                     duration=time.perf_counter() - started)
+                run.record(stopped)
+                run.bus.emit(StepFinished(step.step_num, "failed", name, stopped.summary[:300],
+                                          stopped.duration, "abort"))
                 raise
             attempts.append(attempt)
             if attempt.verdict is not None and attempt.verdict.ok and output is not None:

@@ -24,6 +24,13 @@ def _fmt(value: Any) -> str:
     return summarize(value, 120)
 
 
+def _phrase(key: str, value: Any) -> str:
+    """'n_cells', 6 -> '6 cells'; 'mean_revenue', 3674.5 -> 'mean revenue = 3,674.50'."""
+    if key.startswith("n_") and isinstance(value, int) and not isinstance(value, bool):
+        return f"{_fmt(value)} {key[2:].replace('_', ' ')}"
+    return f"{key.replace('_', ' ')} = {_fmt(value)}"
+
+
 def key_figures(request: str, results: dict[str, Any], limit: int = 6) -> list[tuple[str, Any]]:
     """Scalar results ranked by how many of their name's words the request mentions."""
     wanted = set(tokens(request))
@@ -49,7 +56,7 @@ class TemplateSynthesizer:
         lines: list[str] = []
         figures = key_figures(request, results)
         if figures:
-            lines.append("; ".join(f"{k.replace('_', ' ')} = {_fmt(v)}" for k, v in figures) + ".")
+            lines.append("; ".join(_phrase(k, v) for k, v in figures) + ".")
         for key in _TEXT_KEYS:
             text = results.get(key)
             if isinstance(text, str) and text.strip():

@@ -36,6 +36,7 @@ class _StepView:
         self.duration = 0.0
         self.attempts: list[dict[str, Any]] = []
         self.running_tool: str | None = None
+        self.capability: str | None = None
 
 
 class LiveTree:
@@ -77,7 +78,8 @@ class LiveTree:
             self.title = f"planexec: {e.request}"  # type: ignore[attr-defined]
         elif kind == "plan_created":
             for s in e.plan["steps"]:  # type: ignore[attr-defined]
-                self.steps.setdefault(s["step_num"], _StepView(s["step_num"], s["goal"]))
+                view = self.steps.setdefault(s["step_num"], _StepView(s["step_num"], s["goal"]))
+                view.capability = (s.get("args") or {}).get("capability_id")
         elif kind == "replanned":
             for s in (e.plan or {}).get("steps", []):  # type: ignore[attr-defined]
                 self.steps.setdefault(s["step_num"], _StepView(s["step_num"], s["goal"]))
@@ -109,7 +111,10 @@ class LiveTree:
                     label: Any = Spinner("dots", text=Text(f"Step {num}: {v.goal}"))
                 else:
                     extra = f" [dim]{v.duration:.2f}s[/]" if v.duration else ""
-                    label = Text.from_markup(f"{icons.get(v.status, '·')} Step {num}: {Text(v.goal).plain}{extra}")
+                    label = Text.from_markup(f"{icons.get(v.status, '·')} Step {num}: ") + Text(v.goal)
+                    if v.capability:
+                        label += Text.from_markup(f" [cyan]· capability {v.capability}[/]")
+                    label += Text.from_markup(extra)
                 node = tree.add(label)
                 for a in v.attempts:
                     mark = "[green]✓[/]" if a["ok"] else "[red]✗[/]"

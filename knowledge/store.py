@@ -384,15 +384,7 @@ class CapabilityStore:
 
     def record_use(self, cap_id: str, ok: bool, seconds: float) -> None:
         """Count one run of a stored capability (reuse count, successes, run time, last used)."""
-        self._change(
-            cap_id,
-            lambda c: f"Reuse capability {cap_id} ({'ok' if ok else 'failed'}, {seconds:.3g} s; reuse {c.reuse_count})",
-            reuse_count=lambda c: c.reuse_count + 1,
-            runs=lambda c: c.runs + 1,
-            successes=lambda c: c.successes + bool(ok),
-            total_seconds=lambda c: c.total_seconds + float(seconds),
-            last_used=_now(),
-        )
+        self.record_uses([(cap_id, ok, seconds)])
 
     def record_uses(self, uses: Sequence[tuple[str, bool, float]]) -> None:
         """Count several runs (id, ok, seconds) in one commit: a run records its reuses together."""
@@ -410,9 +402,14 @@ class CapabilityStore:
                 cap.total_seconds += float(seconds)
                 cap.last_used = _now()
                 changed[cap_id] = cap
-            ok_count = sum(bool(ok) for _, ok, _ in uses)
-            names = ", ".join(changed) if len(changed) <= 4 else f"{len(changed)} capabilities"
-            self._write_many(list(changed.values()), f"Reuse {names} ({ok_count}/{len(uses)} ok)")
+            if len(uses) == 1:
+                (cap_id, ok, seconds), cap = uses[0], changed[uses[0][0]]
+                message = f"Reuse capability {cap_id} ({'ok' if ok else 'failed'}, {seconds:.3g} s; reuse {cap.reuse_count})"
+            else:
+                ok_count = sum(bool(ok) for _, ok, _ in uses)
+                names = ", ".join(changed) if len(changed) <= 4 else f"{len(changed)} capabilities"
+                message = f"Reuse {names} ({ok_count}/{len(uses)} ok)"
+            self._write_many(list(changed.values()), message)
 
     def update(self, cap_id: str, code: str, reason: str) -> Capability:
         """A new version of the code; earlier versions stay in the history."""

@@ -107,13 +107,18 @@ class LLMInputGenerator:
         if not schema.get("properties") or _complete(schema, guess, step):
             return guess
         state = {k: summarize(v, 120) for k, v in dict(ctx.state).items() if not k.startswith("_")}
-        prompt = (
-            f"Request: {ctx.request}\nStep {step.step_num} goal: {step.goal}\n"
-            f"Success criteria: {step.success_criteria}\nContext: {step.context}\n"
-            f"Tool: {tool.name}: {tool.description}\nInput schema: {json.dumps(schema)}\n"
-            f"Files: {[str(f) for f in ctx.files]}\nRun state: {json.dumps(state)}\n"
-            f"Suggested arguments: {json.dumps(guess, default=str)}\n"
-            "Reply with only the JSON arguments for this tool."
-        )
+        lines = [
+            f"Request: {ctx.request}",
+            f"Step {step.step_num} goal: {step.goal}",
+            f"Success criteria: {step.success_criteria}" if step.success_criteria else "",
+            f"Context: {step.context}" if step.context else "",
+            f"Tool: {tool.name}: {tool.description}",
+            f"Input schema: {json.dumps(schema, separators=(',', ':'))}",
+            f"Files: {', '.join(str(f) for f in ctx.files)}" if ctx.files else "",
+            f"Run state: {json.dumps(state, separators=(',', ':'))}" if state else "",
+            f"Suggested arguments: {json.dumps(guess, default=str)}" if guess else "",
+            "Reply with only the JSON arguments for this tool.",
+        ]
+        prompt = "\n".join(line for line in lines if line)
         args = complete_json(self.llm, [Message("user", prompt)], schema, what="tool arguments")
         return {**args, **step.args}

@@ -14,7 +14,13 @@ from typing import Any
 
 from planexec.errors import ConfigError
 from planexec.llm.base import Completion, Message, prompt_chars
-from planexec.llm.retry import MalformedReply, ProviderErrors, RetryPolicy, call_with_retries
+from planexec.llm.retry import (
+    MalformedReply,
+    ProviderErrors,
+    RetryPolicy,
+    call_with_retries,
+    sdk_client,
+)
 from planexec.models import Usage
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
@@ -99,19 +105,8 @@ class AnthropicChat:
             if self._client is None:
                 import anthropic
 
-                self._client = anthropic.Anthropic(
-                    api_key=self._api_key,
-                    base_url=self.base_url,
-                    timeout=self.timeout,
-                    max_retries=0,  # ours, with the policy in planexec.llm.retry
-                )
-                self._errors = ProviderErrors(
-                    provider="Anthropic",
-                    key_env="ANTHROPIC_API_KEY",
-                    base_url=self.base_url,
-                    connection=anthropic.APIConnectionError,
-                    timeout=anthropic.APITimeoutError,
-                    status=anthropic.APIStatusError,
+                self._client, self._errors = sdk_client(
+                    anthropic, "Anthropic", "Anthropic", "ANTHROPIC_API_KEY", self._api_key, self.base_url, self.timeout
                 )
             assert self._errors is not None
             return self._client, self._errors

@@ -31,6 +31,7 @@ from planexec.llm.retry import (
     RetryPolicy,
     call_with_retries,
     error_text,
+    sdk_client,
     status_of,
 )
 from planexec.models import Usage
@@ -142,19 +143,8 @@ class OpenAIChat:
             if self._client is None:
                 import openai
 
-                self._client = openai.OpenAI(
-                    api_key=self._api_key,
-                    base_url=self.base_url,
-                    timeout=self.timeout,
-                    max_retries=0,  # ours, with the policy in planexec.llm.retry
-                )
-                self._errors = ProviderErrors(
-                    provider="OpenAI",
-                    key_env="OPENAI_API_KEY",
-                    base_url=self.base_url,
-                    connection=openai.APIConnectionError,
-                    timeout=openai.APITimeoutError,
-                    status=openai.APIStatusError,
+                self._client, self._errors = sdk_client(
+                    openai, "OpenAI", "OpenAI", "OPENAI_API_KEY", self._api_key, self.base_url, self.timeout
                 )
             assert self._errors is not None
             return self._client, self._errors

@@ -13,7 +13,7 @@ import random
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import tenacity
 
@@ -208,3 +208,22 @@ def call_with_retries(
     except Exception as exc:
         raise errors.translate(exc, attempts) from exc
 
+
+
+def sdk_client(sdk: Any, client_class: str, provider: str, key_env: str, api_key: str | None,
+               base_url: str, timeout: float) -> tuple[Any, ProviderErrors]:
+    """An official SDK client with its own retries off (ours apply), and its error classes.
+
+    The openai and anthropic SDKs share this shape: a client class taking api_key, base_url,
+    timeout and max_retries, and APIConnectionError / APITimeoutError / APIStatusError.
+    """
+    client = getattr(sdk, client_class)(api_key=api_key, base_url=base_url, timeout=timeout, max_retries=0)
+    errors = ProviderErrors(
+        provider=provider,
+        key_env=key_env,
+        base_url=base_url,
+        connection=sdk.APIConnectionError,
+        timeout=sdk.APITimeoutError,
+        status=sdk.APIStatusError,
+    )
+    return client, errors

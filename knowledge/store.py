@@ -1,5 +1,5 @@
 """The capability store: `.py` + `.json` files in a dulwich git repository (the source of
-truth), a catalog and FAISS index as a rebuildable cache, and the reuse decision.
+truth), a catalog and FAISS index as a rebuildable cache (catalog.py), and the reuse decision.
 
 Layout of `path`: `capabilities/<id>.py|json` (committed), `.index/` (cache, ignored),
 `.lock` (serialises writers across processes), `.pending.json` (a write in progress: if
@@ -12,9 +12,8 @@ import difflib
 import json
 import logging
 import os
-import sqlite3
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -22,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from planexec.errors import UnknownNameError, UsageError
 from planexec.knowledge.capability import Capability, Match, slugify
+from planexec.knowledge.catalog import Catalog
 from planexec.knowledge.fsutil import atomic_write_text, sha256_text
 from planexec.knowledge.gitstore import GitFiles
 from planexec.knowledge.reuse import (
@@ -33,7 +33,6 @@ from planexec.knowledge.reuse import (
 )
 
 if TYPE_CHECKING:
-    from planexec.knowledge.index import VectorIndex
     from planexec.protocols import Embedder
 
 log = logging.getLogger(__name__)
@@ -84,9 +83,6 @@ class CapabilityStore:
         self._seed = seed
         self._policy = policy
         self._opened = False
-        self._head: str | None = None
-        self._caps: dict[str, Capability] = {}
-        self._index: VectorIndex | None = None
         self._terms: dict[tuple[str, int], Any] = {}
         self._mutex = threading.RLock()
 
@@ -108,6 +104,7 @@ class CapabilityStore:
         self.embedder = base if isinstance(base, CachedEmbedder) else CachedEmbedder(base, self.path / ".index")
         self._query = QueryCache(self.embedder.inner)
         self.policy = self._policy or ReusePolicy.for_model(self.embedder.name)
+        self._catalog = Catalog(self.path / ".index" / "catalog.sqlite", self.embedder)
         with self._lock:
             self.git = GitFiles(self.path)
             self._recover()
@@ -154,59 +151,23 @@ class CapabilityStore:
                     (self.path / rel).unlink(missing_ok=True)
         if changes:
             self.git.commit(changes, f"Recover interrupted write of {', '.join(ids)}")
-        self._catalog_set_head(None)
+        self._catalog.store(None)
         pending_file.unlink(missing_ok=True)
         log.warning("capability store %s: recovered an interrupted write (%s)", self.path, ", ".join(ids))
 
-    # ---- the catalog cache (SQLite) ---------------------------------------------------
-
-    def _db(self) -> sqlite3.Connection:
-        db = getattr(self, "_dbconn", None)
-        if db is None:
-            db = sqlite3.connect(self.path / ".index" / "catalog.sqlite", timeout=60, check_same_thread=False)
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=NORMAL")
-            db.execute("CREATE TABLE IF NOT EXISTS caps (id TEXT PRIMARY KEY, data TEXT)")
-            db.execute("CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT)")
-            self._dbconn = db
-        return db
-
-    def _catalog_head(self) -> str | None:
-        row = self._db().execute("SELECT v FROM meta WHERE k='head'").fetchone()
-        model = self._db().execute("SELECT v FROM meta WHERE k='model'").fetchone()
-        return row[0] if row and model and model[0] == self.embedder.name else None
-
-    def _catalog_set_head(self, head: str | None, caps: Iterable[Capability] = ()) -> None:
-        db = self._db()
-        with db:
-            db.executemany(
-                "INSERT OR REPLACE INTO caps VALUES (?, ?)",
-                [(c.id, json.dumps(c.to_json() | {"code": c.code})) for c in caps],
-            )
-            db.execute("INSERT OR REPLACE INTO meta VALUES ('head', ?)", (head or "",))
-            db.execute("INSERT OR REPLACE INTO meta VALUES ('model', ?)", (self.embedder.name,))
+    # ---- the catalog cache ----------------------------------------------------------
 
     def _sync(self, locked: bool = False) -> None:
         """Bring the in-memory catalog and index up to the repository's HEAD."""
         head = self.git.head()
-        if head == self._head:
+        if head == self._catalog.head:
             return
-        if self._catalog_head() != head:
+        if self._catalog.stored_head() != head:
             if not locked:
                 with self._lock:
                     return self._sync(locked=True)
-            self._catalog_set_head(None)
-            self._db().execute("DELETE FROM caps")
-            self._catalog_set_head(head, self._read_all_files(head))
-        rows = self._db().execute("SELECT data FROM caps").fetchall()
-        caps = {}
-        for (data,) in rows:
-            record = json.loads(data)
-            cap = Capability.from_json(record, record.pop("code", ""))
-            caps[cap.id] = cap
-        self._caps = caps
-        self._rebuild_index()
-        self._head = head
+            self._catalog.refill(head, self._read_all_files(head))
+        self._catalog.load(head)
 
     def _read_all_files(self, head: str | None) -> list[Capability]:
         """Every capability in HEAD or on disk; missing or broken files restored from git."""
@@ -221,35 +182,6 @@ class CapabilityStore:
                 ids |= {e.path.decode().rsplit(".", 1)[0] for e in sub.items()}
         caps = [self._load_or_restore(i, quiet_missing=True) for i in sorted(ids)]
         return [c for c in caps if c is not None]
-
-    def _rebuild_index(self) -> None:
-        from planexec.knowledge.index import VectorIndex
-
-        index = VectorIndex(self.embedder.dim, self.embedder.name)
-        keys, texts = [], []
-        for cap in self._caps.values():
-            if not cap.archived:
-                for n, text in enumerate(cap.phrasings()):
-                    keys.append(f"{cap.id}#{n}")
-                    texts.append(text)
-        if keys:
-            index.add(keys, self.embedder.embed(texts))
-        self._index = index
-
-    def _index_caps(self, caps: Sequence[Capability]) -> None:
-        assert self._index is not None
-        stale = [k for k in self._index.ids() if k.split("#", 1)[0] in {c.id for c in caps}] if len(caps) < 50 else None
-        if stale is None:
-            self._rebuild_index()
-            return
-        self._index.remove(stale)
-        keys, texts = [], []
-        for cap in caps:
-            if not cap.archived:
-                keys += [f"{cap.id}#{n}" for n in range(len(cap.phrasings()))]
-                texts += cap.phrasings()
-        if keys:
-            self._index.add(keys, self.embedder.embed(texts))
 
     # ---- files ------------------------------------------------------------------------
 
@@ -301,11 +233,8 @@ class CapabilityStore:
             atomic_write_text(self.path / rel, text, sync=False)
             changes[rel] = text.encode("utf-8")
         head = self.git.commit(changes, message)
-        if self._head is not None and self._index is not None:
-            self._catalog_set_head(head, caps)
-            self._caps.update({c.id: c for c in caps})
-            self._index_caps(caps)
-            self._head = head
+        if self._catalog.loaded:
+            self._catalog.apply(head, caps)
         pending.unlink(missing_ok=True)
         return head
 
@@ -326,7 +255,7 @@ class CapabilityStore:
                 if not cap.description.strip():
                     raise UsageError("a capability needs a description of what it does")
                 cap.id = cap.id or f"{slugify(cap.name or cap.description)}_{sha256_text(cap.description + cap.code)[:8]}"
-                old = self._caps.get(cap.id)
+                old = self._catalog.caps.get(cap.id)
                 if old is not None:
                     if (old.code, old.description) != (cap.code, cap.description):
                         raise UsageError(f"capability {cap.id!r} exists with other content; use update() for a new version")
@@ -349,7 +278,7 @@ class CapabilityStore:
         """The capability `cap_id` (restored from git history if its files were damaged)."""
         self._open()
         self._sync()
-        cap = self._load_or_restore(cap_id, quiet_missing=True) if cap_id in self._caps or self._in_git(cap_id) else None
+        cap = self._load_or_restore(cap_id, quiet_missing=True) if cap_id in self._catalog.caps or self._in_git(cap_id) else None
         if cap is None:
             raise self._unknown(cap_id)
         return cap
@@ -358,25 +287,25 @@ class CapabilityStore:
         return bool(self.git.log([f"{CAP_DIR}/{cap_id}.json"], max_entries=1))
 
     def _unknown(self, cap_id: str) -> UnknownNameError:
-        close = difflib.get_close_matches(cap_id, list(self._caps), n=5, cutoff=0.4)
-        hint = f"; did you mean {', '.join(close)}?" if close else f"; {len(self._caps)} stored (see `planexec capabilities list`)"
+        close = difflib.get_close_matches(cap_id, list(self._catalog.caps), n=5, cutoff=0.4)
+        hint = f"; did you mean {', '.join(close)}?" if close else f"; {len(self._catalog.caps)} stored (see `planexec capabilities list`)"
         return UnknownNameError(f"no capability {cap_id!r}{hint}")
 
     def __contains__(self, cap_id: str) -> bool:
         self._open()
         self._sync()
-        return cap_id in self._caps
+        return cap_id in self._catalog.caps
 
     def __len__(self) -> int:
         self._open()
         self._sync()
-        return sum(not c.archived for c in self._caps.values())
+        return sum(not c.archived for c in self._catalog.caps.values())
 
     def _change(self, cap_id: str, message: Callable[[Capability], str], **changes: Any) -> Capability:
         with self._writing():
-            if cap_id not in self._caps:
+            if cap_id not in self._catalog.caps:
                 raise self._unknown(cap_id)
-            cap = self._load_or_restore(cap_id) or self._caps[cap_id]
+            cap = self._load_or_restore(cap_id) or self._catalog.caps[cap_id]
             for key, value in changes.items():
                 setattr(cap, key, value(cap) if callable(value) else value)
             self._write_many([cap], message(cap))
@@ -393,9 +322,9 @@ class CapabilityStore:
         with self._writing():
             changed: dict[str, Capability] = {}
             for cap_id, ok, seconds in uses:
-                if cap_id not in self._caps:
+                if cap_id not in self._catalog.caps:
                     raise self._unknown(cap_id)
-                cap = changed.get(cap_id) or self._load_or_restore(cap_id) or self._caps[cap_id]
+                cap = changed.get(cap_id) or self._load_or_restore(cap_id) or self._catalog.caps[cap_id]
                 cap.reuse_count += 1
                 cap.runs += 1
                 cap.successes += bool(ok)
@@ -454,7 +383,7 @@ class CapabilityStore:
             raise UsageError(f"cannot sort by {sort_by!r}; choose one of {', '.join(SORT_KEYS)}")
         self._open()
         self._sync()
-        caps = [c for c in self._caps.values() if include_archived or not c.archived]
+        caps = [c for c in self._catalog.caps.values() if include_archived or not c.archived]
         if sort_by == "name":
             return sorted(caps, key=lambda c: c.name.lower())
         if sort_by == "success_rate":
@@ -501,13 +430,9 @@ class CapabilityStore:
             raise UsageError("empty search text: describe the analysis step")
         self._open()
         self._sync()
-        assert self._index is not None
-        best: dict[str, float] = {}
-        for key, score in self._index.search(self._query.embed([text])[0], 4 * k + 8):
-            cap_id = key.split("#", 1)[0]
-            best[cap_id] = max(score, best.get(cap_id, -1.0))
+        best = self._catalog.nearest(self._query.embed([text])[0], 4 * k + 8)
         top = sorted(best.items(), key=lambda kv: -kv[1])[: max(k, 5)]
-        matches = [self.assess(text, self._caps[i], s, inputs, outputs) for i, s in top]
+        matches = [self.assess(text, self._catalog.caps[i], s, inputs, outputs) for i, s in top]
         matches.sort(key=lambda m: (m.reusable, m.score), reverse=True)
         return matches[:k]
 
@@ -519,12 +444,10 @@ class CapabilityStore:
         return matches[0] if matches and matches[0].reusable else None
 
     def close(self) -> None:
-        db = getattr(self, "_dbconn", None)
-        if db is not None:
-            db.close()
-            self._dbconn = None
+        catalog: Catalog | None = getattr(self, "_catalog", None)
+        if catalog is not None:
+            catalog.close()
         if self._opened:
             self.git.close()
             self.embedder.close()
             self._opened = False
-            self._head = None

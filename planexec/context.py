@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -44,22 +45,29 @@ def capability_store(config: Config) -> Any:
     return CapabilityStore(config.home / "capabilities", embedder=get_embedder(config.embedder))
 
 
+def _load_images(path: Path) -> tuple[Any, Any]:
+    from planexec.tools.calcium_io import load_stack
+
+    return load_stack(path)
+
+
 class ContextBuilder:
     """Loads images into the run's variables, retrieves RAG chunks and candidate capabilities."""
 
     def prepare(self, run: RunState) -> None:
         variables = run.state.setdefault("variables", {})
-        if run.images is not None:
-            from planexec.tools.calcium_io import load_stack
-
-            stack, meta = load_stack(run.images)
-            variables["images"] = stack
-            run.state["stack_meta"] = meta
-            for warning in getattr(meta, "skipped", ()) or ():
-                run.bus.emit(LogMessage("warning", str(warning)))
-        sources: tuple[str, ...] = ()
-        if run.config.rag and papers_dir(run.config).is_dir():
-            sources = self._retrieve(run)
+        # Decoding frames and embedding the request both release the GIL: overlap them.
+        with ThreadPoolExecutor(1, thread_name_prefix="planexec-load") as pool:
+            loading = pool.submit(_load_images, run.images) if run.images is not None else None
+            sources: tuple[str, ...] = ()
+            if run.config.rag and papers_dir(run.config).is_dir():
+                sources = self._retrieve(run)
+            if loading is not None:
+                stack, meta = loading.result()
+                variables["images"] = stack
+                run.state["stack_meta"] = meta
+                for warning in getattr(meta, "skipped", ()) or ():
+                    run.bus.emit(LogMessage("warning", str(warning)))
         if CAPABILITY_TOOL in run.tools and run.images is not None:
             store = run.services.get("capability_store", lambda: capability_store(run.config))
             run.capabilities = tuple(store.list())

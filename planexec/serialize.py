@@ -29,9 +29,8 @@ def to_jsonable(obj: Any) -> Any:
         import numpy as np
 
         if isinstance(obj, np.ndarray):
-            if obj.dtype.kind == "f":
-                arr = obj.astype(float)
-                return to_jsonable(arr.tolist())
+            if obj.dtype.kind in "biu" or (obj.dtype.kind == "f" and np.isfinite(obj).all()):
+                return obj.tolist()  # plain numbers all the way down: nothing to convert
             return to_jsonable(obj.tolist())
         if isinstance(obj, np.generic):
             return to_jsonable(obj.item())

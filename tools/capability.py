@@ -32,6 +32,25 @@ def _preamble(images: object) -> str:
     )
 
 
+def _figure_session(ctx: ToolContext, inputs: list[str]) -> Any:
+    """A second worker for figure-only capabilities whose inputs the run already holds.
+
+    Drawing then overlaps the analysis still running in the main session, on another core.
+    """
+    variables = ctx.state.get("variables") or {}
+    if not inputs or not all(v in variables for v in inputs):
+        return None
+
+    def open_session() -> Any:
+        from planexec.sandbox import Sandbox
+
+        return Sandbox().session({})
+
+    session = ctx.services.get("sandbox_figures", open_session)
+    session.update({v: variables[v] for v in inputs})
+    return session
+
+
 class RunCapability:
     """Runs one stored capability by id; its declared outputs become run variables and key results."""
 
@@ -48,9 +67,10 @@ class RunCapability:
     def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         cap = _store(ctx).load(args["capability_id"])
         variables = ctx.state.setdefault("variables", {})
-        session = session_for(ctx)
-        missing = [v for v in cap.inputs if v not in variables and v not in session.inputs]
         figures = [o for o in cap.outputs if o.startswith("fig")]
+        session = _figure_session(ctx, cap.inputs) if figures == cap.outputs else None
+        session = session or session_for(ctx)
+        missing = [v for v in cap.inputs if v not in variables and v not in session.inputs]
         wanted = [o for o in cap.outputs if o not in figures]
         probe = ", ".join(f"{o!r}: list(np.shape({o}))" for o in wanted)
         code = cap.code + f"\nfigures = [{', '.join(figures)}]\nresults = {{{probe}}}\n"

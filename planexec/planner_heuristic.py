@@ -45,15 +45,15 @@ class HeuristicPlanner:
         return self._to_plan(ordered, ctx)
 
     def _figures(self, ordered: list[_Choice], actions: list[Action], roots: set[str]) -> list[_Choice]:
-        """Capability figures (outputs named fig_*) whose inputs the plan already makes: results come with pictures."""
+        """Figures of what the plan makes (vis tools, capabilities whose outputs are fig_*): results come with pictures."""
         made = set(roots).union(*(c.action.outputs for c in ordered))
-        have = {c.action.name for c in ordered}
-        return [
-            _Choice(a, "", 0.0, "figure of the results")
-            for a in actions
-            if a.type == "capability" and a.outputs and all(o.startswith("fig") for o in a.outputs)
-            and a.name not in have and set(a.inputs) <= made
+        have = {c.action.name for c in ordered} | {c.action.tool for c in ordered if c.action.type == "vis"}
+        plots = [
+            a for a in actions
+            if (a.type == "vis" or (a.type == "capability" and a.outputs and all(o.startswith("fig") for o in a.outputs)))
+            and a.inputs and set(a.inputs) <= made and a.name not in have
         ]
+        return [_Choice(a, "", 0.0, "figure of the results") for a in plots]
 
     def _best(self, text: str, actions: list[Action]) -> tuple[Action, float]:
         flat = [(a, t) for a in actions for t in a.texts]

@@ -48,10 +48,11 @@ def test_quick_request_plans_data_statistics_analyzer(runs: dict[str, RunResult]
     run = runs["quick"]
     assert run.status == "succeeded", run.errors
     registry = default_registry()
+    # the three clauses, then the figure of what they made (results come with pictures)
     assert tools_of(run) == ["generate_ensemble_curves", "compute_functional_boxplot_statistics",
-                             "generate_uncertainty_report"]
-    assert [registry.get(t).type for t in tools_of(run)] == ["data", "statistics", "analyzer"]
-    assert [s.depends_on for s in run.plan.steps] == [(), (1,), (2,)]
+                             "generate_uncertainty_report", "plot_functional_boxplot"]
+    assert [registry.get(t).type for t in tools_of(run)] == ["data", "statistics", "analyzer", "vis"]
+    assert [s.depends_on for s in run.plan.steps] == [(), (1,), (2,), (1,)]
 
 
 def test_detailed_request_routes_each_clause_to_a_tool_of_its_type(runs: dict[str, RunResult]) -> None:
@@ -85,9 +86,11 @@ def test_quick_run_ends_with_statistics_and_the_report(runs: dict[str, RunResult
     report = results["report"]
     assert isinstance(report, str) and "30 curves" in report and "0, 25" in report
     assert report in run.answer
-    assert [e["status"] for e in run.execution_sequence] == ["success"] * 3
+    assert [e["status"] for e in run.execution_sequence] == ["success"] * 4
     saved = np.load(run.artifacts[0])
     assert saved.shape == (30, 100)
+    figure = results["figure"]
+    assert figure in run.artifacts and Path(figure).read_bytes()[:4] == b"\x89PNG"
 
 
 def test_detailed_run_ends_with_the_report_and_the_figure(runs: dict[str, RunResult]) -> None:

@@ -334,7 +334,7 @@ def test_descriptions_avoid_their_own_enum_words() -> None:
             "uncertainty report",
             (),
             ["generate_ensemble_curves", "compute_functional_boxplot_statistics",
-             "generate_uncertainty_report"],
+             "generate_uncertainty_report", "plot_functional_boxplot"],
         ),
         (
             "Load data/curves.npy, plot its functional boxplot and give me a detailed uncertainty report",
@@ -347,7 +347,7 @@ def test_descriptions_avoid_their_own_enum_words() -> None:
 def test_offline_planner_routes_clauses_to_the_curve_tools(
     request_text: str, files: tuple, tools: list[str]
 ) -> None:
-    planner_mod = pytest.importorskip("planexec.planner_heuristic")  # the lead's module
+    import planexec.planner_heuristic as planner_mod
     from planexec.protocols import PlanningContext
 
     registry = default_registry()
@@ -356,4 +356,4 @@ def test_offline_planner_routes_clauses_to_the_curve_tools(
     )
     assert [s.primary_tools[0] for s in plan.steps] == tools
     types = [registry.get(s.primary_tools[0]).type for s in plan.steps]
-    assert types[0] == "data" and types[-1] == "analyzer"
+    assert types[0] == "data" and "analyzer" in types and "vis" in types

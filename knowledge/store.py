@@ -1,5 +1,6 @@
 """The capability store: `.py` + `.json` files in a dulwich git repository (the source of
-truth), a catalog and FAISS index as a rebuildable cache (catalog.py), and the reuse decision.
+truth, written by capfiles.py), a catalog and FAISS index as a rebuildable cache (catalog.py),
+and the reuse decision.
 
 Layout of `path`: `capabilities/<id>.py|json` (committed), `.index/` (cache, ignored),
 `.lock` (serialises writers across processes), `.pending.json` (a write in progress: if
@@ -10,7 +11,6 @@ from __future__ import annotations
 
 import difflib
 import json
-import logging
 import os
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -21,8 +21,9 @@ from typing import TYPE_CHECKING, Any
 
 from planexec.errors import UnknownNameError, UsageError
 from planexec.knowledge.capability import Capability, Match, slugify
+from planexec.knowledge.capfiles import CAP_DIR, CapabilityFiles
 from planexec.knowledge.catalog import Catalog
-from planexec.knowledge.fsutil import atomic_write_text, sha256_text
+from planexec.knowledge.fsutil import sha256_text
 from planexec.knowledge.gitstore import GitFiles
 from planexec.knowledge.reuse import (
     ReusePolicy,
@@ -35,8 +36,6 @@ from planexec.knowledge.reuse import (
 if TYPE_CHECKING:
     from planexec.protocols import Embedder
 
-log = logging.getLogger(__name__)
-CAP_DIR = "capabilities"
 SORT_KEYS = ("created", "updated", "reuse_count", "last_used", "success_rate", "name", "runs")
 
 
@@ -107,6 +106,7 @@ class CapabilityStore:
         self._catalog = Catalog(self.path / ".index" / "catalog.sqlite", self.embedder)
         with self._lock:
             self.git = GitFiles(self.path)
+            self._files = CapabilityFiles(self.path, self.git)
             self._recover()
             if self.git.head() is None:
                 self._write_many([], "Create capability store", extra={".gitignore": ".index/\n.lock\n.pending.json\n"})
@@ -125,36 +125,6 @@ class CapabilityStore:
             self._sync(locked=True)
             yield
 
-    def _recover(self) -> None:
-        """Finish or roll back a write that a killed process left half done."""
-        pending_file = self.path / ".pending.json"
-        if not pending_file.exists():
-            return
-        self.git.clear_stale_locks()
-        try:
-            ids = json.loads(pending_file.read_text())["ids"]
-        except (OSError, ValueError, KeyError):
-            ids = []
-        changes: dict[str, bytes | None] = {}
-        for cap_id in ids:
-            cap = self._read_files(cap_id)
-            for suffix in (".py", ".json"):
-                rel = f"{CAP_DIR}/{cap_id}{suffix}"
-                committed = self.git.read(rel)
-                if cap is not None:
-                    data = (self.path / rel).read_bytes()
-                    if data != committed:
-                        changes[rel] = data
-                elif committed is not None:
-                    (self.path / rel).write_bytes(committed)
-                else:
-                    (self.path / rel).unlink(missing_ok=True)
-        if changes:
-            self.git.commit(changes, f"Recover interrupted write of {', '.join(ids)}")
-        self._catalog.store(None)
-        pending_file.unlink(missing_ok=True)
-        log.warning("capability store %s: recovered an interrupted write (%s)", self.path, ", ".join(ids))
-
     # ---- the catalog cache ----------------------------------------------------------
 
     def _sync(self, locked: bool = False) -> None:
@@ -166,77 +136,23 @@ class CapabilityStore:
             if not locked:
                 with self._lock:
                     return self._sync(locked=True)
-            self._catalog.refill(head, self._read_all_files(head))
+            self._catalog.refill(head, self._files.read_all(head))
         self._catalog.load(head)
 
-    def _read_all_files(self, head: str | None) -> list[Capability]:
-        """Every capability in HEAD or on disk; missing or broken files restored from git."""
-        from dulwich.objects import Tree
+    # ---- files (capfiles.py) -----------------------------------------------------------
 
-        ids = {p.stem for p in (self.path / CAP_DIR).glob("*.json")}
-        if head:
-            tree = self.git.repo.object_store[self.git.repo.object_store[head.encode()].tree]
-            if CAP_DIR.encode() in tree:
-                sub = self.git.repo.object_store[tree[CAP_DIR.encode()][1]]
-                assert isinstance(sub, Tree)
-                ids |= {e.path.decode().rsplit(".", 1)[0] for e in sub.items()}
-        caps = [self._load_or_restore(i, quiet_missing=True) for i in sorted(ids)]
-        return [c for c in caps if c is not None]
-
-    # ---- files ------------------------------------------------------------------------
-
-    def _read_files(self, cap_id: str) -> Capability | None:
-        """The capability as on disk, or None when a file is missing, unreadable or inconsistent."""
-        try:
-            data = json.loads((self.path / CAP_DIR / f"{cap_id}.json").read_text(encoding="utf-8"))
-            code = (self.path / CAP_DIR / f"{cap_id}.py").read_text(encoding="utf-8")
-        except (OSError, ValueError):
-            return None
-        if not isinstance(data, dict) or data.get("id") != cap_id:
-            return None
-        if data.get("code_sha256") and data["code_sha256"] != sha256_text(code):
-            return None
-        return Capability.from_json(data, code)
-
-    def _load_or_restore(self, cap_id: str, quiet_missing: bool = False) -> Capability | None:
-        cap = self._read_files(cap_id)
-        if cap is not None:
-            return cap
-        rels = [f"{CAP_DIR}/{cap_id}.json", f"{CAP_DIR}/{cap_id}.py"]
-        for commit in [self.git.head(), *[c.sha for c in self.git.log(rels)]]:
-            blobs = [self.git.read(r, commit) for r in rels] if commit else [None, None]
-            if None in blobs:
-                continue
-            for rel, blob in zip(rels, blobs, strict=True):
-                atomic_write_text(self.path / rel, blob.decode("utf-8"), sync=False)  # type: ignore[union-attr]
-            cap = self._read_files(cap_id)
-            if cap is not None:
-                log.warning("capability %s was missing or corrupted; restored from commit %s", cap_id, commit[:8])
-                return cap
-        if not quiet_missing:
-            log.warning("capability %s cannot be read or restored", cap_id)
-        return None
+    def _recover(self) -> None:
+        """Finish or roll back a write that a killed process left half done (the cache goes stale)."""
+        self._files.recover(lambda: self._catalog.store(None))
 
     def _write_many(self, caps: Sequence[Capability], message: str, extra: dict[str, str] | None = None) -> str:
         """Write files, commit them as one commit, update the cache; a kill midway is recoverable."""
-        pending = self.path / ".pending.json"
-        atomic_write_text(pending, json.dumps({"ids": [c.id for c in caps]}), sync=False)
-        changes: dict[str, bytes | None] = {}
-        for cap in caps:
-            cap.code_sha256 = sha256_text(cap.code)
-            files = {".py": cap.code, ".json": json.dumps(cap.to_json(), indent=2, sort_keys=True) + "\n"}
-            for suffix, text in files.items():
-                rel = f"{CAP_DIR}/{cap.id}{suffix}"
-                atomic_write_text(self.path / rel, text, sync=False)
-                changes[rel] = text.encode("utf-8")
-        for rel, text in (extra or {}).items():
-            atomic_write_text(self.path / rel, text, sync=False)
-            changes[rel] = text.encode("utf-8")
-        head = self.git.commit(changes, message)
-        if self._catalog.loaded:
-            self._catalog.apply(head, caps)
-        pending.unlink(missing_ok=True)
-        return head
+
+        def cache(head: str) -> None:
+            if self._catalog.loaded:
+                self._catalog.apply(head, caps)
+
+        return self._files.write_many(caps, message, extra, committed=cache)
 
     # ---- public API ---------------------------------------------------------------------
 
@@ -278,7 +194,7 @@ class CapabilityStore:
         """The capability `cap_id` (restored from git history if its files were damaged)."""
         self._open()
         self._sync()
-        cap = self._load_or_restore(cap_id, quiet_missing=True) if cap_id in self._catalog.caps or self._in_git(cap_id) else None
+        cap = self._files.load_or_restore(cap_id, quiet_missing=True) if cap_id in self._catalog.caps or self._in_git(cap_id) else None
         if cap is None:
             raise self._unknown(cap_id)
         return cap
@@ -305,7 +221,7 @@ class CapabilityStore:
         with self._writing():
             if cap_id not in self._catalog.caps:
                 raise self._unknown(cap_id)
-            cap = self._load_or_restore(cap_id) or self._catalog.caps[cap_id]
+            cap = self._files.load_or_restore(cap_id) or self._catalog.caps[cap_id]
             for key, value in changes.items():
                 setattr(cap, key, value(cap) if callable(value) else value)
             self._write_many([cap], message(cap))
@@ -324,7 +240,7 @@ class CapabilityStore:
             for cap_id, ok, seconds in uses:
                 if cap_id not in self._catalog.caps:
                     raise self._unknown(cap_id)
-                cap = changed.get(cap_id) or self._load_or_restore(cap_id) or self._catalog.caps[cap_id]
+                cap = changed.get(cap_id) or self._files.load_or_restore(cap_id) or self._catalog.caps[cap_id]
                 cap.reuse_count += 1
                 cap.runs += 1
                 cap.successes += bool(ok)

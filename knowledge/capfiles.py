@@ -1,0 +1,130 @@
+"""The capability store's files: `capabilities/<id>.py` + `<id>.json`, written atomically and
+committed through gitstore.py, with damaged files restored from git history.
+
+A write first records its ids in `.pending.json`; if a writer is killed midway, `recover()`
+(called by the next writer, under the store's lock) commits or rolls back exactly those ids.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from planexec.knowledge.capability import Capability
+from planexec.knowledge.fsutil import atomic_write_text, sha256_text
+from planexec.knowledge.gitstore import GitFiles
+
+log = logging.getLogger(__name__)
+CAP_DIR = "capabilities"
+PENDING = ".pending.json"
+
+
+class CapabilityFiles:
+    """The `.py` + `.json` files of each capability under `path`, committed to `git`; callers hold the lock to write."""
+
+    def __init__(self, path: Path, git: GitFiles) -> None:
+        self.path = path
+        self.git = git
+
+    def recover(self, stale: Callable[[], None]) -> None:
+        """Finish or roll back a write that a killed process left half done; `stale()` drops the cache."""
+        pending_file = self.path / PENDING
+        if not pending_file.exists():
+            return
+        self.git.clear_stale_locks()
+        try:
+            ids = json.loads(pending_file.read_text())["ids"]
+        except (OSError, ValueError, KeyError):
+            ids = []
+        changes: dict[str, bytes | None] = {}
+        for cap_id in ids:
+            cap = self.read(cap_id)
+            for suffix in (".py", ".json"):
+                rel = f"{CAP_DIR}/{cap_id}{suffix}"
+                committed = self.git.read(rel)
+                if cap is not None:
+                    data = (self.path / rel).read_bytes()
+                    if data != committed:
+                        changes[rel] = data
+                elif committed is not None:
+                    (self.path / rel).write_bytes(committed)
+                else:
+                    (self.path / rel).unlink(missing_ok=True)
+        if changes:
+            self.git.commit(changes, f"Recover interrupted write of {', '.join(ids)}")
+        stale()
+        pending_file.unlink(missing_ok=True)
+        log.warning("capability store %s: recovered an interrupted write (%s)", self.path, ", ".join(ids))
+
+    def read(self, cap_id: str) -> Capability | None:
+        """The capability as on disk, or None when a file is missing, unreadable or inconsistent."""
+        try:
+            data = json.loads((self.path / CAP_DIR / f"{cap_id}.json").read_text(encoding="utf-8"))
+            code = (self.path / CAP_DIR / f"{cap_id}.py").read_text(encoding="utf-8")
+        except (OSError, ValueError):
+            return None
+        if not isinstance(data, dict) or data.get("id") != cap_id:
+            return None
+        if data.get("code_sha256") and data["code_sha256"] != sha256_text(code):
+            return None
+        return Capability.from_json(data, code)
+
+    def load_or_restore(self, cap_id: str, quiet_missing: bool = False) -> Capability | None:
+        """The capability on disk, else its newest readable version in git (written back to disk)."""
+        cap = self.read(cap_id)
+        if cap is not None:
+            return cap
+        rels = [f"{CAP_DIR}/{cap_id}.json", f"{CAP_DIR}/{cap_id}.py"]
+        for commit in [self.git.head(), *[c.sha for c in self.git.log(rels)]]:
+            blobs = [self.git.read(r, commit) for r in rels] if commit else [None, None]
+            if None in blobs:
+                continue
+            for rel, blob in zip(rels, blobs, strict=True):
+                atomic_write_text(self.path / rel, blob.decode("utf-8"), sync=False)  # type: ignore[union-attr]
+            cap = self.read(cap_id)
+            if cap is not None:
+                log.warning("capability %s was missing or corrupted; restored from commit %s", cap_id, commit[:8])
+                return cap
+        if not quiet_missing:
+            log.warning("capability %s cannot be read or restored", cap_id)
+        return None
+
+    def read_all(self, head: str | None) -> list[Capability]:
+        """Every capability in `head` or on disk; missing or broken files restored from git."""
+        from dulwich.objects import Tree
+
+        ids = {p.stem for p in (self.path / CAP_DIR).glob("*.json")}
+        if head:
+            tree = self.git.repo.object_store[self.git.repo.object_store[head.encode()].tree]
+            if CAP_DIR.encode() in tree:
+                sub = self.git.repo.object_store[tree[CAP_DIR.encode()][1]]
+                assert isinstance(sub, Tree)
+                ids |= {e.path.decode().rsplit(".", 1)[0] for e in sub.items()}
+        caps = [self.load_or_restore(i, quiet_missing=True) for i in sorted(ids)]
+        return [c for c in caps if c is not None]
+
+    def write_many(
+        self, caps: Sequence[Capability], message: str, extra: dict[str, str] | None = None,
+        committed: Callable[[str], None] | None = None,
+    ) -> str:
+        """Write files and commit them as one commit; `committed(head)` runs before the pending mark goes."""
+        pending = self.path / PENDING
+        atomic_write_text(pending, json.dumps({"ids": [c.id for c in caps]}), sync=False)
+        changes: dict[str, bytes | None] = {}
+        for cap in caps:
+            cap.code_sha256 = sha256_text(cap.code)
+            files = {".py": cap.code, ".json": json.dumps(cap.to_json(), indent=2, sort_keys=True) + "\n"}
+            for suffix, text in files.items():
+                rel = f"{CAP_DIR}/{cap.id}{suffix}"
+                atomic_write_text(self.path / rel, text, sync=False)
+                changes[rel] = text.encode("utf-8")
+        for rel, text in (extra or {}).items():
+            atomic_write_text(self.path / rel, text, sync=False)
+            changes[rel] = text.encode("utf-8")
+        head = self.git.commit(changes, message)
+        if committed is not None:
+            committed(head)
+        pending.unlink(missing_ok=True)
+        return head

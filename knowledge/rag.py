@@ -19,6 +19,7 @@ from planexec.errors import InputError, UsageError
 from planexec.knowledge.chunking import split_text
 from planexec.knowledge.fsutil import atomic_write_text, sha256_bytes
 from planexec.knowledge.index import VectorIndex
+from planexec.knowledge.lexical import BM25
 
 if TYPE_CHECKING:
     from planexec.protocols import Embedder
@@ -93,6 +94,9 @@ class KnowledgeBase:
         self._embedder = embedder
         self._index: VectorIndex | None = None
         self._chunks: dict[str, dict[str, Any]] = {}
+        self._bm25: BM25 | None = None
+        self._bm25_ids: list[str] = []
+        self.lexical_weight = 0.3
 
     @property
     def embedder(self) -> Embedder:
@@ -204,6 +208,21 @@ class KnowledgeBase:
         except (OSError, ValueError):
             return {}
 
+    def _hybrid(self, query: str, k: int) -> list[tuple[str, float]]:
+        """Dense cosine blended with BM25 (scaled to the best lexical hit): `lexical_weight` of each score."""
+        assert self._index is not None
+        dense = dict(self._index.search(self.embedder.embed([query])[0], max(4 * k, 20)))
+        ids = sorted(self._chunks)
+        if self._bm25 is None or self._bm25_ids != ids:
+            self._bm25 = BM25([self._chunks[i]["text"] for i in ids])
+            self._bm25_ids = ids
+        lexical = dict(zip(ids, self._bm25.scores(query), strict=True))
+        top = max(lexical.values(), default=0.0) or 1.0
+        w = self.lexical_weight
+        pool = set(dense) | {i for i, s in lexical.items() if s > 0}
+        scored = [(i, (1 - w) * dense.get(i, 0.0) + w * lexical.get(i, 0.0) / top) for i in pool]
+        return sorted(scored, key=lambda kv: -kv[1])[:k]
+
     def retrieve(self, query: str, k: int = 3) -> RAGContext:
         """The `k` chunks closest to `query` (the index is brought up to date on first use)."""
         if not query.strip():
@@ -211,7 +230,7 @@ class KnowledgeBase:
         if self._index is None:
             self.build()
         assert self._index is not None
-        hits = self._index.search(self.embedder.embed([query])[0], k)
+        hits = self._hybrid(query, k)
         ctx = RAGContext()
         for cid, score in hits:
             info = self._chunks[cid]

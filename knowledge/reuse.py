@@ -133,8 +133,12 @@ _NUMBER = re.compile(
 _DFF = re.compile(r"[δΔ]\s*f\s*/\s*f0?|\bd\s*f\s*/\s*f0?|delta[- ]?f(?: over |/)f|df over f|δf/f")
 
 
-def _normalise(text: str) -> str:
+def normalise_notation(text: str) -> str:
+    """Lower-case text with the notations of one quantity folded into one word (ΔF/F, dF/F -> dff)."""
     return _DFF.sub(" dff ", text.lower()).replace("_", " ")
+
+
+_normalise = normalise_notation
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,10 @@ def kb(tmp_path_factory, minilm) -> KnowledgeBase:
         ("What prominence should find_peaks use to detect transients?", "transient_detection.md"),
         ("How is the modified band depth of a curve computed?", "functional_boxplots.md"),
         ("How are outlier curves flagged in a functional boxplot?", "functional_boxplots.md"),
+        # notations the embedding model reads poorly; the lexical half of the search finds them
+        ("how is dF/F computed", "baseline_dff.md"),
+        ("how is dff computed", "baseline_dff.md"),
+        ("delta F over F normalisation of the traces", "baseline_dff.md"),
     ],
 )
 def test_retrieval_finds_the_right_paper(kb: KnowledgeBase, question: str, paper: str) -> None:
@@ -69,3 +73,24 @@ def test_bad_inputs(tmp_path: Path) -> None:
     (papers / "broken.pdf").write_bytes(b"%PDF-1.4 this is not really a pdf")
     report = KnowledgeBase(papers, tmp_path / "i2", HashingEmbedder()).build()
     assert report.papers == 4 and any("broken.pdf" in w for w in report.warnings)
+
+
+def test_dense_alone_misses_notation_queries_that_hybrid_finds(kb: KnowledgeBase) -> None:
+    """The reason for the lexical half: cosine alone ranks another paper first for 'dF/F'."""
+    weight = kb.lexical_weight
+    try:
+        kb.lexical_weight = 0.0
+        dense_only = kb.retrieve("how is dF/F computed", k=1).sources[0]
+    finally:
+        kb.lexical_weight = weight
+    assert dense_only != "baseline_dff.md"
+    assert kb.retrieve("how is dF/F computed", k=1).sources[0] == "baseline_dff.md"
+
+
+def test_bm25_folds_notations_and_prefers_rare_terms() -> None:
+    from planexec.knowledge.lexical import BM25, lexical_tokens
+
+    assert lexical_tokens("ΔF/F and dF/F0 and delta F over F") == ["dff", "dff", "dff"]
+    docs = ["the baseline of the dff trace", "a trace of the curve", "the curve depth of a curve"]
+    scores = BM25(docs).scores("dF/F trace")
+    assert scores[0] > scores[1] > scores[2] == 0.0

@@ -164,8 +164,9 @@ class Orchestrator:
         return run
 
     def _plan(self, run: RunState, given: Plan | None) -> Plan:
-        plan = given if given is not None else self.parts.planner.plan(run.planning_context())
-        plan.validate(run.tools.names())
+        ctx = run.planning_context()
+        plan = given if given is not None else self.parts.planner.plan(ctx)
+        plan.validate(run.tools.names(), ctx.available(), ctx.variable_tools())
         run.bus.emit(PlanCreated(plan.to_dict(), plan.planner or ("caller" if given else "")))
         return plan
 

@@ -6,6 +6,7 @@ dependencies, duplicate numbers) so a bad plan fails with one clear message.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -144,9 +145,48 @@ class Plan:
             out.append("dependency cycle: " + " -> ".join(str(n) for n in cycle))
         return out
 
-    def validate(self, known_tools: set[str] | None = None) -> Plan:
-        """Return self when sound, else raise `PlanValidationError` listing the problems."""
+    def flow_problems(self, available: Iterable[str] = (), variable_tools: Iterable[str] = ()) -> list[str]:
+        """Declared inputs that will not exist when their step runs.
+
+        An input must be one of `available` (the run's inputs) or an output of a step upstream
+        (through depends_on); a producer elsewhere in the plan without the dependency would race
+        it when steps run in parallel. For steps run by `variable_tools` (code working on named
+        variables), an input nothing produces is a problem too.
+        """
+        have, strict = set(available), set(variable_tools)
+        producers: dict[str, list[int]] = {}
+        for s in self.steps:
+            for out in s.outputs:
+                producers.setdefault(out, []).append(s.step_num)
+        deps = {s.step_num: set(s.depends_on) for s in self.steps}
+        problems = []
+        for s in self.steps:
+            upstream, todo = set(), list(deps.get(s.step_num, ()))
+            while todo:
+                n = todo.pop()
+                if n not in upstream:
+                    upstream.add(n)
+                    todo.extend(deps.get(n, ()))
+            for var in s.inputs:
+                made = producers.get(var, [])
+                if var in have or upstream & set(made):
+                    continue
+                if made:
+                    problems.append(f"step {s.step_num} needs {var}, made by step {made[0]}, but does not "
+                                    f"depend on it; add {made[0]} to its depends_on")
+                elif set(s.tools) & strict:
+                    problems.append(f"step {s.step_num} needs {var}, which no step produces and the run was not given")
+        return problems
+
+    def validate(self, known_tools: set[str] | None = None, available: Iterable[str] | None = None,
+                 variable_tools: Iterable[str] = ()) -> Plan:
+        """Return self when sound, else raise `PlanValidationError` listing the problems.
+
+        With `available` (the run's input variables), the variable flow is checked too.
+        """
         problems = self.problems(known_tools)
+        if not problems and available is not None:
+            problems = self.flow_problems(available, variable_tools)
         if problems:
             raise PlanValidationError("invalid plan: " + "; ".join(problems), problems=problems)
         return self

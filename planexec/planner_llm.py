@@ -58,7 +58,7 @@ class LLMPlanner:
         for _ in range(2):
             data = complete_json(self.llm, messages, PLAN_SCHEMA, what="plan")
             plan = Plan.from_dict({**data, "planner": self.name})
-            problems = plan.problems(ctx.tools.names())
+            problems = plan.problems(ctx.tools.names()) or plan.flow_problems(ctx.available(), ctx.variable_tools())
             if not problems:
                 return plan
             messages = messages + [

@@ -29,6 +29,20 @@ class PlanningContext:
     failure: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
 
+    def available(self) -> set[str]:
+        """Variables that exist before any new step runs: the run's inputs and finished steps' outputs."""
+        have = {"images"} if self.images is not None else set()
+        if self.files:
+            have.add("files")
+        for r in self.completed:
+            if r.ok:
+                have.update(r.step.outputs)
+        return have | set(self.extra.get("variables", ()))
+
+    def variable_tools(self) -> set[str]:
+        """Tools whose steps work on named variables (code and capabilities)."""
+        return {t.name for t in self.tools if t.type in ("code", "capability")}
+
 
 @runtime_checkable
 class Planner(Protocol):

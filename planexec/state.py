@@ -74,7 +74,7 @@ class RunState:
             capabilities=self.capabilities,
             completed=tuple(r for r in self.ordered_results() if r.status != "pending"),
             failure=failure,
-            extra={"llm": self.llm is not None,
+            extra={"llm": self.llm is not None, "variables": tuple(self.state.get("variables") or ()),
                    "capability_store": self.services.get("capability_store") if self.services.has("capability_store") else None},
         )
 

@@ -10,6 +10,7 @@ ToolsReordered event.
 from __future__ import annotations
 
 import json
+import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -34,6 +35,8 @@ class ToolLearner:
     embedder: Callable[[], Embedder | None] | None = None
     """Returns the embedder for goal neighbourhoods (called only when an order is decided)."""
     embedding_similarity: float = 0.7
+    max_records: int = 20_000
+    """The newest records kept; older ones are dropped when the file is next read."""
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -51,8 +54,17 @@ class ToolLearner:
                         continue  # a line cut by a crash
             except FileNotFoundError:
                 pass
+            if len(records) > self.max_records:
+                records = records[-self.max_records:]
+                self._rewrite(records)
             self._records = records
         return self._records
+
+    def _rewrite(self, records: list[dict[str, Any]]) -> None:
+        """Keep only the newest records on disk (atomic replace), so the file stays bounded."""
+        tmp = self.path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+        os.replace(tmp, self.path)
 
     def rates(self, goal: str, tools: tuple[str, ...]) -> dict[str, tuple[float, int]]:
         """Success rate and evidence count of each tool on goals like this one."""

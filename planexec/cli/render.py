@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from rich.console import Console, Group
@@ -63,6 +65,18 @@ class LiveTree:
         if self._live is not None:
             self._live.__exit__(*exc)
             self._live = None
+
+    @contextmanager
+    def paused(self) -> Iterator[None]:
+        """Stop redrawing while something else uses the terminal (a question), then resume."""
+        live = self._live
+        if live is not None:
+            live.stop()
+        try:
+            yield
+        finally:
+            if live is not None:
+                live.start()
 
     def __call__(self, event: Event) -> None:
         with self._lock:

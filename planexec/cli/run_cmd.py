@@ -6,6 +6,7 @@ import importlib
 import json
 import sys
 import threading
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -37,18 +38,12 @@ class _Approver:
         self._lock = threading.Lock()
 
     def _ask(self, show: Any, question: str) -> bool:
-        with self._lock:
-            live = getattr(self.tree, "_live", None)
-            if live is not None:
-                live.stop()
+        with self._lock, (self.tree.paused() if self.tree is not None else nullcontext()):
             try:
                 self.out.print(show)
                 return click.confirm(question, default=True, err=True)
             except click.Abort:
                 return False
-            finally:
-                if live is not None:
-                    live.start()
 
     def plan(self, plan: Plan) -> Plan | None:
         return plan if self._ask(plan_table(plan), "Run this plan?") else None

@@ -117,3 +117,15 @@ def test_embedding_neighbourhood_groups_paraphrased_goals(tmp_path: Path) -> Non
     assert learner.rates(unrelated, ("quick_lookup", "full_scan")) == {"quick_lookup": (0.0, 0), "full_scan": (0.0, 0)}
     keywords = ToolLearner(tmp_path / "stats.jsonl")
     assert keywords.rates(paraphrase, ("full_scan",))["full_scan"][1] == 0
+
+
+def test_the_record_file_stays_bounded(tmp_path: Path) -> None:
+    path = tmp_path / "stats.jsonl"
+    learner = ToolLearner(path, max_records=10)
+    goal = step(1, "quick_lookup", "full_scan", goal="find the rows")
+    for _ in range(8):
+        learner.observe(goal, (ToolAttempt("quick_lookup", {}, False), ToolAttempt("full_scan", {}, True)))
+    assert len(path.read_text().splitlines()) == 16
+    fresh = ToolLearner(path, max_records=10)
+    assert fresh.rates("find the rows", ("full_scan",))["full_scan"][1] == 5  # the newest 10: 5 per tool
+    assert len(path.read_text().splitlines()) == 10

@@ -9,14 +9,20 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import sys
 import tempfile
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from planexec.evals import evaluate_answer, run_suite, suite_from_dict
 from planexec.evals.similarity import levenshtein_distance
 from planexec.llm import FunctionLLM
 from planexec.models import RunResult
+from tests.evals.test_similarity import (
+    dp_levenshtein,  # the textbook algorithm the tests check against
+)
 
 WORDS = ("the model transformer revenue cells spike trace mean median plot figure result value "
          "analysis data table column row step tool answer maybe perhaps").split()
@@ -47,16 +53,6 @@ def make_answers(n: int, seed: int = 0) -> list[str]:
         block = f'\n```json\n{{"mean": {mean:.2f}, "n": {i}}}\n```' if i % 3 else ""
         out.append(f"Result: the mean revenue is {mean:.2f}. {body}{block}")
     return out
-
-
-def dp_levenshtein(a: str, b: str) -> int:
-    prev = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        cur = [i]
-        for j, cb in enumerate(b, 1):
-            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
-        prev = cur
-    return prev[-1]
 
 
 def bench_checks(n: int) -> None:

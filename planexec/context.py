@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +12,7 @@ from planexec.config import Config
 from planexec.errors import InputError
 from planexec.events import ContextReady, LogMessage
 from planexec.state import RunState
+from planexec.tools.base import Services
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 
@@ -51,23 +52,61 @@ def _load_images(path: Path) -> tuple[Any, Any]:
     return load_stack(path)
 
 
+class Background:
+    """Passages from the papers for the run's request, retrieved on first use.
+
+    Only LLM prompts (planning, code generation) read them, so offline and fully reused runs
+    never pay for building the index or embedding the request.
+    """
+
+    SERVICE = "background"
+
+    def __init__(self, run: RunState) -> None:
+        self.run = run
+        self._chunks: tuple[str, ...] | None = None
+        self._lock = threading.Lock()
+
+    def chunks(self) -> tuple[str, ...]:
+        with self._lock:
+            if self._chunks is None:
+                self._chunks = self._retrieve()
+            return self._chunks
+
+    def _retrieve(self) -> tuple[str, ...]:
+        from planexec.knowledge.embedder import get_embedder
+        from planexec.knowledge.rag import KnowledgeBase
+
+        run = self.run
+        if run.config.embedder == "none" or not run.config.rag or not papers_dir(run.config).is_dir():
+            return ()
+        kb = KnowledgeBase(papers_dir(run.config), run.config.home / "knowledge", embedder=get_embedder(run.config.embedder))
+        kb.build()
+        rag = kb.retrieve(run.request, k=3)
+        run.state["rag_chunks"] = list(rag.chunks)
+        run.state["rag_sources"] = list(rag.sources)
+        run.bus.emit(LogMessage("info", "background from " + ", ".join(dict.fromkeys(str(x) for x in rag.sources))))
+        return tuple(rag.chunks)
+
+
+def background(services: Services, state: dict[str, Any]) -> tuple[str, ...]:
+    """The run's background passages: retrieved lazily, or those a tool already put in the state."""
+    if services.has(Background.SERVICE):
+        return services.get(Background.SERVICE).chunks()
+    return tuple(str(c) for c in state.get("rag_chunks") or ())
+
+
 class ContextBuilder:
-    """Loads images into the run's variables, retrieves RAG chunks and candidate capabilities."""
+    """Loads images into the run's variables, lists candidate capabilities, and sets up background retrieval."""
 
     def prepare(self, run: RunState) -> None:
         variables = run.state.setdefault("variables", {})
-        # Decoding frames and embedding the request both release the GIL: overlap them.
-        with ThreadPoolExecutor(1, thread_name_prefix="planexec-load") as pool:
-            loading = pool.submit(_load_images, run.images) if run.images is not None else None
-            sources: tuple[str, ...] = ()
-            if run.config.rag and papers_dir(run.config).is_dir():
-                sources = self._retrieve(run)
-            if loading is not None:
-                stack, meta = loading.result()
-                variables["images"] = stack
-                run.state["stack_meta"] = meta
-                for warning in getattr(meta, "skipped", ()) or ():
-                    run.bus.emit(LogMessage("warning", str(warning)))
+        run.services.set(Background.SERVICE, Background(run))
+        if run.images is not None:
+            stack, meta = _load_images(run.images)
+            variables["images"] = stack
+            run.state["stack_meta"] = meta
+            for warning in getattr(meta, "skipped", ()) or ():
+                run.bus.emit(LogMessage("warning", str(warning)))
         if CAPABILITY_TOOL in run.tools and run.images is not None:
             store = run.services.get("capability_store", lambda: capability_store(run.config))
             run.capabilities = tuple(store.list())
@@ -75,19 +114,5 @@ class ContextBuilder:
             ContextReady(
                 {"files": [str(f) for f in run.files], "images": str(run.images) if run.images else None,
                  "capabilities": len(run.capabilities)},
-                sources,
             )
         )
-
-    def _retrieve(self, run: RunState) -> tuple[str, ...]:
-        from planexec.knowledge.embedder import get_embedder
-        from planexec.knowledge.rag import KnowledgeBase
-
-        if run.config.embedder == "none":
-            return ()
-        kb = KnowledgeBase(papers_dir(run.config), run.config.home / "knowledge", embedder=get_embedder(run.config.embedder))
-        kb.build()
-        rag = kb.retrieve(run.request, k=3)
-        run.state["rag_chunks"] = list(rag.chunks)
-        run.state["rag_sources"] = list(rag.sources)
-        return tuple(str(s) for s in rag.sources)

@@ -35,7 +35,6 @@ class RunStarted(Event):
 class ContextReady(Event):
     kind: ClassVar[str] = "context_ready"
     inputs: dict[str, Any]
-    rag_sources: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -82,8 +82,9 @@ class LLMPlanner:
                 f"- {c.id}: {c.description} (inputs {list(c.inputs)} -> outputs {list(c.outputs)})"
                 for c in ctx.capabilities
             ]
-        if ctx.rag_chunks:
-            parts += ["", "Background from the knowledge base:"] + [f"> {c[:400]}" for c in ctx.rag_chunks]
+        passages = ctx.passages()
+        if passages:
+            parts += ["", "Background from the knowledge base:"] + [f"> {c[:400]}" for c in passages]
         if ctx.completed:
             parts += ["", "Already done (do not repeat):"]
             parts += [f"- step {r.step.step_num} {r.status}: {r.step.goal} -> {r.summary[:200]}" for r in ctx.completed]

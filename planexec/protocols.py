@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -24,10 +24,16 @@ class PlanningContext:
     files: tuple[Path, ...] = ()
     images: Path | None = None
     rag_chunks: tuple[str, ...] = ()
+    background: Callable[[], tuple[str, ...]] | None = None
+    """Retrieves background passages on demand (when `rag_chunks` is empty); only LLM planners call it."""
     capabilities: tuple[Any, ...] = ()
     completed: tuple[StepResult, ...] = ()
     failure: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+
+    def passages(self) -> tuple[str, ...]:
+        """Background passages for the request: given, or retrieved now."""
+        return self.rag_chunks or (self.background() if self.background else ())
 
     def available(self) -> set[str]:
         """Variables that exist before any new step runs: the run's inputs and finished steps' outputs."""

@@ -71,6 +71,7 @@ class RunState:
             files=self.files,
             images=self.images,
             rag_chunks=tuple(self.state.get("rag_chunks", ())),
+            background=self.services.get("background").chunks if self.services.has("background") else None,
             capabilities=self.capabilities,
             completed=tuple(r for r in self.ordered_results() if r.status != "pending"),
             failure=failure,

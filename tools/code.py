@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from planexec.context import background
 from planexec.errors import ToolError
 from planexec.llm.base import Message
 from planexec.sandbox import ExecutionResult, Sandbox, Session
@@ -137,7 +138,7 @@ def coder_prompt(ctx: ToolContext, variables: dict[str, Any]) -> str:
         if step.outputs:
             parts.append(f"Define variables: {', '.join(step.outputs)} (and put key numbers in results)")
     parts.append("Input variables:\n" + describe_variables(variables))
-    chunks = [str(c) for c in (ctx.state.get("rag_chunks") or [])][:5]
+    chunks = list(background(ctx.services, ctx.state))[:5]
     if chunks:
         parts.append("Relevant literature:\n" + "\n---\n".join(c[:1500] for c in chunks))
     return "\n\n".join(parts)

@@ -127,3 +127,25 @@ def check_sales(result: RunResult) -> None:
 def test_sales_example_with_the_file_given_separately() -> None:
     result = Orchestrator(config=fast_config()).run("what is the average revenue?", files=[SALES])
     assert result.results["mean_revenue"] == pytest.approx(mean_revenue())
+
+
+def test_background_passages_are_retrieved_only_when_a_prompt_needs_them(tmp_path) -> None:
+    """Offline runs never build the papers index; an LLM planner's prompt gets the passages."""
+    import json
+
+    from planexec import Config, Orchestrator
+    from planexec.llm import ScriptedLLM
+
+    config = Config.from_env(home=tmp_path / "home", output_root=tmp_path / "out")
+    request = "Analyze data/examples/sales.csv and tell me the average revenue"
+    offline = Orchestrator(config=config).run(request)
+    assert offline.status == "succeeded"
+    assert not (tmp_path / "home" / "knowledge").exists(), "the offline run built the papers index"
+
+    plan = {"steps": [{"step_num": 1, "goal": "describe the table", "primary_tools": ["describe_table"],
+                       "args": {"path": "data/examples/sales.csv"}}]}
+    llm = ScriptedLLM([json.dumps(plan), "The mean revenue is 3674.48."])
+    online = Orchestrator(llm=llm, config=config).run("How is the dF/F baseline chosen, and what is the mean revenue in data/examples/sales.csv?")
+    assert online.status == "succeeded", online.errors
+    prompt = llm.calls[0]["messages"][-1].content
+    assert "Background from the knowledge base" in prompt and "F0" in prompt

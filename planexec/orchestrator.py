@@ -62,9 +62,9 @@ class Components:
     @classmethod
     def for_llm(cls, llm: LLM | None, config: Config) -> Components:
         if llm is None:
-            planner: Planner = HeuristicPlanner(_LazyScorer(config.embedder))
+            planner: Planner = HeuristicPlanner(_LazyScorer(config))
             return cls(planner, HeuristicInputGenerator(), StepVerifier(), default_evaluators(), TemplateSynthesizer())
-        offline = HeuristicPlanner(_LazyScorer(config.embedder), coder_fallback=True)
+        offline = HeuristicPlanner(_LazyScorer(config), coder_fallback=True)
         return cls(
             ReuseFirstPlanner(LLMPlanner(llm), offline),
             LLMInputGenerator(llm),
@@ -250,13 +250,14 @@ def _status(run: RunState, steps: list[StepResult]) -> str:
 class _LazyScorer:
     """Loads the embedding model only when the heuristic planner first scores something."""
 
-    def __init__(self, spec: str) -> None:
-        self.spec = spec
+    def __init__(self, config: Config) -> None:
+        self.spec = config.embedder
+        self.cache_dir = Path(config.home) / "capabilities" / ".index"
         self._scorer: Any = None
 
     def _get(self) -> Any:
         if self._scorer is None:
-            self._scorer = default_scorer(self.spec)
+            self._scorer = default_scorer(self.spec, self.cache_dir)
         return self._scorer
 
     @property

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
@@ -98,10 +99,15 @@ class EmbeddingScorer:
         return [float(s) for s in mat @ q]
 
 
-def default_scorer(spec: str = "auto") -> Scorer:
-    """The embedding scorer over the local model, or keywords when spec is 'none'."""
+def default_scorer(spec: str = "auto", cache_dir: Path | None = None) -> Scorer:
+    """The embedding scorer over the local model, or keywords when spec is 'none'.
+
+    With `cache_dir`, vectors persist on disk by content hash (shared with the capability
+    store's cache there), so a new process does not embed the same descriptions again.
+    """
     if spec == "none":
         return KeywordScorer()
-    from planexec.knowledge.embedder import get_embedder
+    from planexec.knowledge.embedder import CachedEmbedder, get_embedder
 
-    return EmbeddingScorer(get_embedder(spec))
+    embedder = get_embedder(spec)
+    return EmbeddingScorer(CachedEmbedder(embedder, cache_dir) if cache_dir is not None else embedder)

@@ -8,6 +8,7 @@ import os
 import re
 import sqlite3
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
@@ -174,7 +175,17 @@ class CachedEmbedder:
         if db is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             db = sqlite3.connect(self.path, timeout=60)
-            db.execute("PRAGMA journal_mode=WAL")
+            # Switching to WAL takes an exclusive lock and does not wait for one: several
+            # connections opening at once retry briefly; WAL then persists in the file.
+            for attempt in range(50):
+                try:
+                    if db.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+                        db.execute("PRAGMA journal_mode=WAL")
+                    break
+                except sqlite3.OperationalError:
+                    if attempt == 49:
+                        raise
+                    time.sleep(0.02)
             db.execute("PRAGMA synchronous=NORMAL")
             db.execute("CREATE TABLE IF NOT EXISTS vec (key TEXT PRIMARY KEY, data BLOB)")
             self._local.db = db

@@ -118,7 +118,8 @@ class CapabilityFiles:
             files = {".py": cap.code, ".json": json.dumps(cap.to_json(), indent=2, sort_keys=True) + "\n"}
             for suffix, text in files.items():
                 rel = f"{CAP_DIR}/{cap.id}{suffix}"
-                atomic_write_text(self.path / rel, text, sync=False)
+                if not _same(self.path / rel, text):  # a reuse record changes only the .json
+                    atomic_write_text(self.path / rel, text, sync=False)
                 changes[rel] = text.encode("utf-8")
         for rel, text in (extra or {}).items():
             atomic_write_text(self.path / rel, text, sync=False)
@@ -128,3 +129,11 @@ class CapabilityFiles:
             committed(head)
         pending.unlink(missing_ok=True)
         return head
+
+
+def _same(path: Path, text: str) -> bool:
+    """Whether `path` already holds exactly `text` (then rewriting it is wasted I/O)."""
+    try:
+        return path.read_text(encoding="utf-8") == text
+    except (OSError, UnicodeDecodeError):
+        return False

@@ -58,7 +58,8 @@ def main() -> None:
     print(f"first run : {first_s:6.2f} s  planner={first.plan.planner:6s} LLM calls={calls_first} "
           f"({delay:.1f} s each), generated: {first.results.get('saved_capabilities')}")
     print(f"repeat    : {repeat_s:6.2f} s  planner={repeat.plan.planner:6s} LLM calls={llm.usage.calls - calls_first} "
-          f"(median of {len(repeats)} different paraphrases), subtasks reused: {len(repeat.steps)}/{len(repeat.steps)}")
+          f"(median of {len(repeats)} different paraphrases: {', '.join(f'{r:.2f}' for r in repeats)} s), "
+          f"subtasks reused: {len(repeat.steps)}/{len(repeat.steps)}")
     print(f"speed-up repeat vs first: {first_s / repeat_s:.1f}x  (goal >= 20x with 1 s per call, and no LLM call)")
 
 

@@ -65,21 +65,28 @@ class HeuristicPlanner:
         return top, best[top.name]
 
     def _match_clauses(self, request: str, actions: list[Action]) -> list[_Choice]:
+        """One choice per distinct matched action; a clause matching nothing joins its neighbour's goal."""
         chosen: list[_Choice] = []
+        leftover: list[str] = []
         for clause in split_clauses(request):
             action, score = self._best(clause, actions)
-            if score < self.scorer.threshold:
+            matched = score >= self.scorer.threshold
+            same = next((i for i, c in enumerate(chosen) if c.action.name == action.name), None) if matched else None
+            if matched and same is None:
+                chosen.append(_Choice(action, clause, score, f'matches "{clause}" (score {score:.2f})'))
                 continue
-            if chosen and chosen[-1].action.name == action.name:
-                prev = chosen[-1]
-                chosen[-1] = _Choice(action, f"{prev.clause}; {clause}", max(prev.score, score), prev.reason)
+            target = same if same is not None else len(chosen) - 1
+            if target < 0:
+                leftover.append(clause)
                 continue
-            if any(c.action.name == action.name for c in chosen):
-                continue
-            chosen.append(_Choice(action, clause, score, f'matches "{clause}" (score {score:.2f})'))
+            prev = chosen[target]
+            chosen[target] = _Choice(prev.action, f"{prev.clause}; {clause}", max(prev.score, score if matched else 0.0), prev.reason)
         if not chosen:
             action, score = self._best(request, actions)
-            chosen.append(_Choice(action, request, score, f"closest action to the request (score {score:.2f})"))
+            return [_Choice(action, request, score, f"closest action to the request (score {score:.2f})")]
+        if leftover:
+            first = chosen[0]
+            chosen[0] = _Choice(first.action, "; ".join([*leftover, first.clause]), first.score, first.reason)
         return chosen
 
     def _chain(self, chosen: list[_Choice], actions: list[Action], roots: set[str], request: str) -> list[_Choice]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import sys
 import traceback
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -51,4 +52,15 @@ def handle_errors(fn: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-verbose_option = click.option("-v", "--verbose", is_flag=True, help="Show tracebacks and debug logs.")
+def _verbose(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
+    """With -v, planexec's own log records (index rebuilds, restored files) go to stderr."""
+    if value:
+        import logging
+
+        logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+        logging.getLogger("planexec").setLevel(logging.DEBUG)
+    return value
+
+
+verbose_option = click.option("-v", "--verbose", is_flag=True, callback=_verbose,
+                              help="Show tracebacks and planexec's debug logs.")

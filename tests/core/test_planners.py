@@ -130,3 +130,18 @@ def test_llm_planner_includes_files_and_completed_work() -> None:
     LLMPlanner(llm).plan(c)
     prompt = llm.calls[0]["messages"][1].content
     assert f"Files given: {SALES}" in prompt and "step 2 failed: boom" in prompt and "> Calcium transients" in prompt
+
+
+def test_a_clause_matching_no_tool_joins_its_neighbours_goal() -> None:
+    """Nothing the user said is dropped from the plan: unmatched clauses become part of a goal."""
+    from planexec.planner_heuristic import HeuristicPlanner
+    from planexec.protocols import PlanningContext
+    from planexec.similarity import KeywordScorer
+    from planexec.tools import default_registry
+
+    plan = HeuristicPlanner(KeywordScorer()).plan(PlanningContext(
+        "Please be quick, then analyze data/examples/sales.csv and tell me the average revenue", default_registry()))
+    (step,) = plan.steps
+    assert step.primary_tools == ("describe_table",)
+    for part in ("quick", "sales.csv", "average revenue"):
+        assert part in step.goal

@@ -12,11 +12,9 @@ penalty rather than a veto.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 # (group, canonical term, pattern). Order matters: a longer phrase is matched and blanked
 # out before its parts ("median absolute deviation" before "median", "median filter" too).
@@ -273,7 +271,3 @@ class ReusePolicy:
             extra = f" (unspecified: {', '.join(terms.unspecified)})" if terms.unspecified else ""
             return False, combined, f"score {combined:.2f} below {self.threshold:.2f}{extra}{io_text}"
         return True, combined, f"semantic {semantic:.2f}, score {combined:.2f}, no conflicting specifics{io_text}"
-
-
-def describe_policy(policy: ReusePolicy) -> dict[str, Any]:
-    return dataclasses.asdict(policy)

@@ -46,6 +46,19 @@ def key_figures(request: str, results: dict[str, Any], limit: int = 6) -> list[t
     return [(k, v) for _, _, k, v in scored[:limit]]
 
 
+def _how(step: StepResult) -> str:
+    """Which tool ran a step, naming the stored capability when one was reused."""
+    cap = step.step.args.get("capability_id")
+    return f"reused capability {cap}" if cap and step.tool == "run_capability" else str(step.tool)
+
+
+def _what(step: StepResult) -> str:
+    """A step's summary without the capability name that `_how` already gives."""
+    cap = step.step.args.get("capability_id")
+    text = step.summary or "done"
+    return text[len(cap) + 2:] if cap and text.startswith(f"{cap}: ") else text
+
+
 class TemplateSynthesizer:
     """A deterministic answer: the figures the request asks about, what each step found, what failed."""
 
@@ -63,7 +76,7 @@ class TemplateSynthesizer:
                 lines += ["", text.strip()]
         if ok:
             lines += ["", "What was done:"]
-            lines += [f"- Step {s.step.step_num} ({s.tool}): {s.summary or s.step.goal}" for s in ok]
+            lines += [f"- Step {s.step.step_num}, {s.step.goal} ({_how(s)}): {_what(s)}" for s in ok]
         if failed or skipped:
             lines += ["", f"Partial result: {len(failed)} step(s) failed, {len(skipped)} skipped:"]
             for s in failed:

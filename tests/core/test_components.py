@@ -193,7 +193,7 @@ def test_template_answer_reports_figures_steps_and_failures() -> None:
     text = TemplateSynthesizer().synthesize("average revenue", [ok, failed, skipped], {"mean_revenue": 3674.47983,
                                                                                        "report": "All good."})
     assert text.startswith("mean revenue = 3,674.48.")
-    assert "All good." in text and "- Step 1 (a): found 3 rows" in text
+    assert "All good." in text and f"- Step 1, {ok.step.goal} (a): found 3 rows" in text
     assert "Partial result: 1 step(s) failed, 1 skipped" in text and "- Step 2 failed: plot (boom)" in text
     assert TemplateSynthesizer().synthesize("r", [], {}) == "No step produced a result."
 

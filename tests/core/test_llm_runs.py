@@ -69,7 +69,7 @@ def test_a_caller_plan_with_an_llm_makes_no_planning_call() -> None:
     llm = ScriptedLLM([])
     result = orchestrator(llm).run("r", plan=plan(step(1, "steady")))
     assert result.ok and llm.calls == [] and result.usage.calls == 0
-    assert "Step 1 (steady)" in result.answer  # no model was needed, so the answer is templated
+    assert "Step 1, do part 1 (steady)" in result.answer  # no model was needed, so the answer is templated
 
 
 def test_an_llm_verdict_can_reject_and_the_fallback_runs() -> None:

@@ -48,6 +48,7 @@ def actions_from(tools: ToolRegistry, capabilities: Iterable[Any] = ()) -> list[
             description=t.description,
             inputs=tuple(getattr(t, "consumes", ())),
             outputs=tuple(getattr(t, "produces", ())),
+            title=t.name.replace("_", " ").capitalize(),
         )
         for t in tools
         if t.name != CAPABILITY_TOOL and t.type != "code"

@@ -38,7 +38,7 @@ def key_figures(request: str, results: dict[str, Any], limit: int = 6) -> list[t
     for i, (key, value) in enumerate(results.items()):
         if not isinstance(value, (int, float, str)) or key in _TEXT_KEYS:
             continue
-        if isinstance(value, str) and len(value) > 80:
+        if isinstance(value, str) and (len(value) > 80 or "/" in value):  # long text and paths are listed apart
             continue
         overlap = len(wanted & set(tokens(key.replace("_", " "))))
         scored.append((-overlap, i, key, value))
@@ -55,7 +55,7 @@ def _how(step: StepResult) -> str:
 def _what(step: StepResult) -> str:
     """A step's summary without the capability name that `_how` already gives."""
     cap = step.step.args.get("capability_id")
-    text = step.summary or "done"
+    text = (step.summary or "done").strip().splitlines()[0]
     return text[len(cap) + 2:] if cap and text.startswith(f"{cap}: ") else text
 
 

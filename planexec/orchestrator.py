@@ -37,6 +37,7 @@ from planexec.planner_heuristic import HeuristicPlanner
 from planexec.planner_llm import LLMPlanner
 from planexec.planner_reuse import ReuseFirstPlanner
 from planexec.protocols import InputGenerator, Planner, Synthesizer, Verifier
+from planexec.react import ReactLoop
 from planexec.replan import maybe_replan
 from planexec.report import RunLog, new_run_dir, write_reports
 from planexec.scheduler import Scheduler
@@ -229,8 +230,6 @@ class Orchestrator:
 
     def react(self, request: str, *, files: Sequence[str | Path] = (), max_steps: int | None = None) -> RunResult:
         """Free mode: a plain Thought/Action/Observation loop for simple queries (needs an LLM)."""
-        from planexec.react import ReactLoop
-
         return ReactLoop(self, max_steps or self.config.react_max_steps).run(request, files=files)
 
 

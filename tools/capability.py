@@ -9,6 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from planexec.config import Config
+from planexec.context import capability_store
 from planexec.errors import ToolError
 from planexec.serialize import summarize
 from planexec.tools.base import ToolContext, ToolOutput
@@ -16,9 +18,6 @@ from planexec.tools.code import publishable, session_for
 
 
 def _store(ctx: ToolContext) -> Any:
-    from planexec.config import Config
-    from planexec.context import capability_store
-
     return ctx.services.get("capability_store", lambda: capability_store(ctx.config or Config.from_env()))
 
 

@@ -8,22 +8,14 @@ from typing import Any
 
 from planexec.config import Config
 from planexec.events import Event
-from planexec.models import Plan, PlanStep
 from planexec.tools import ToolOutput, ToolRegistry, tool
+from tests.core.helpers import plan, step  # noqa: F401 - the plan builders, shared with the core tests
 
 
 def config(**changes: Any) -> Config:
     """Keyword similarity, no RAG, no replanning and no outputs unless asked: deterministic and quick."""
     base: dict[str, Any] = {"embedder": "none", "rag": False, "write_outputs": False, "max_replans": 0}
     return Config.from_env(**{**base, **changes})
-
-
-def step(num: int, *tools: str, fallback: tuple[str, ...] = (), deps: tuple[int, ...] = (), **kw: Any) -> PlanStep:
-    return PlanStep(num, kw.pop("goal", f"do part {num}"), tuple(tools), fallback, depends_on=deps, **kw)
-
-
-def plan(*steps: PlanStep) -> Plan:
-    return Plan(tuple(steps), planner="test")
 
 
 class Recorder:

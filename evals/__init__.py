@@ -9,6 +9,9 @@
 
 from __future__ import annotations
 
+if __name__ != "planexec.evals":
+    raise ImportError("this folder is planexec.evals; import planexec.evals, not evals")
+
 from planexec.evals.base import (
     BadParams,
     CheckUnavailable,

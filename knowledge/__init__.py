@@ -6,6 +6,9 @@ Importing this package loads no model and no FAISS; those load on first use.
 
 from __future__ import annotations
 
+if __name__ != "planexec.knowledge":
+    raise ImportError("this folder is planexec.knowledge; import planexec.knowledge, not knowledge")
+
 from planexec.knowledge.calibration import CalibrationReport, Pair, calibrate, evaluate, load_pairs
 from planexec.knowledge.capability import Capability, Match
 from planexec.knowledge.chunking import Chunk, split_text

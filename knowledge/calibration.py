@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from planexec.datafiles import shipped
 from planexec.knowledge.capability import Capability, Match
 from planexec.knowledge.reuse import ReusePolicy
 
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
 
 
 def default_pairs_path() -> Path:
-    return Path(__file__).resolve().parents[1] / "data" / "calibration" / "reuse_pairs.json"
+    return shipped("calibration", "reuse_pairs.json")
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from planexec.datafiles import shipped
 from planexec.errors import InputError, UsageError
 from planexec.knowledge.chunking import split_text
 from planexec.knowledge.fsutil import atomic_write_text, sha256_bytes
@@ -60,7 +61,7 @@ class BuildReport:
 def default_papers_dir() -> Path:
     """$PLANEXEC_PAPERS, else the repository's data/papers."""
     env = os.environ.get("PLANEXEC_PAPERS")
-    return Path(env) if env else Path(__file__).resolve().parents[1] / "data" / "papers"
+    return Path(env) if env else shipped("papers")
 
 
 def read_paper(path: Path) -> str:

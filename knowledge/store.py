@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from planexec.datafiles import shipped
 from planexec.errors import UnknownNameError, UsageError
 from planexec.knowledge.capability import Capability, Match, slugify
 from planexec.knowledge.capfiles import CAP_DIR, CapabilityFiles
@@ -42,7 +43,7 @@ SORT_KEYS = ("created", "updated", "reuse_count", "last_used", "success_rate", "
 def default_seed_dir() -> Path:
     """$PLANEXEC_CAPABILITIES_SEED, else the repository's data/capabilities."""
     env = os.environ.get("PLANEXEC_CAPABILITIES_SEED")
-    return Path(env) if env else Path(__file__).resolve().parents[1] / "data" / "capabilities"
+    return Path(env) if env else shipped("capabilities")
 
 
 def read_capability_dir(directory: Path, origin: str = "builtin") -> list[Capability]:

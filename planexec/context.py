@@ -9,12 +9,11 @@ from typing import Any
 
 from planexec.actions import CAPABILITY_TOOL
 from planexec.config import Config
+from planexec.datafiles import shipped
 from planexec.errors import InputError
 from planexec.events import ContextReady, LogMessage
 from planexec.state import RunState
 from planexec.tools.base import Services
-
-DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 
 
 def check_inputs(files: Sequence[str | Path], images: str | Path | None) -> tuple[tuple[Path, ...], Path | None]:
@@ -35,7 +34,7 @@ def check_inputs(files: Sequence[str | Path], images: str | Path | None) -> tupl
 
 
 def papers_dir(config: Config) -> Path:
-    return Path(config.papers_dir) if config.papers_dir else DATA_DIR / "papers"
+    return Path(config.papers_dir) if config.papers_dir else shipped("papers")
 
 
 def capability_store(config: Config) -> Any:

@@ -7,6 +7,9 @@ The boundary is the worker process the kernel confines; the AST policy is a lint
 `Sandbox.capabilities()` says which kernel layers this machine offers.
 """
 
+if __name__ != "planexec.sandbox":
+    raise ImportError("this folder is planexec.sandbox; import planexec.sandbox, not sandbox")
+
 from planexec.sandbox.confine import LAYERS, Capabilities, Limits
 from planexec.sandbox.forkserver import ForkServer, SandboxUnavailable, shutdown
 from planexec.sandbox.policy import DEFAULT_ALLOWED_IMPORTS, Violation, check

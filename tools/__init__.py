@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+if __name__ != "planexec.tools":
+    raise ImportError("this folder is planexec.tools; import planexec.tools, not tools")
+
 import importlib
 import importlib.util
 
@@ -32,7 +35,6 @@ BUILTIN_MODULES = (
     "curves_vis",
     "curves_report",
 )
-
 
 def default_registry() -> ToolRegistry:
     """A fresh registry holding every built-in tool (a new object each call)."""

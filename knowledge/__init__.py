@@ -21,7 +21,8 @@ from planexec.knowledge.embedder import (
 from planexec.knowledge.index import VectorIndex
 from planexec.knowledge.rag import BuildReport, KnowledgeBase, RAGContext, default_papers_dir
 from planexec.knowledge.reuse import ReusePolicy, extract_terms
-from planexec.knowledge.store import CapabilityStore, default_seed_dir, read_capability_dir
+from planexec.knowledge.starters import read_capability_dir
+from planexec.knowledge.store import CapabilityStore, default_seed_dir
 
 __all__ = [
     "BuildReport",

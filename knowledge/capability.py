@@ -68,6 +68,47 @@ class Capability:
         return cap
 
 
+_STR_LISTS = ("inputs", "outputs", "tags", "examples")
+_INTS = ("version", "reuse_count", "runs", "successes")
+_STRS = ("id", "name", "description", "origin", "created", "updated", "code_sha256")
+
+
+def record_problems(data: Any) -> list[str]:
+    """What is wrong with a capability's JSON record (empty when it may be trusted).
+
+    Checked on every load, so a file that parses but holds wrong types is restored from
+    history instead of being run, and is never committed.
+    """
+    if not isinstance(data, dict):
+        return ["the record is not a JSON object"]
+    problems = []
+    for key in _STRS:
+        if key in data and not isinstance(data[key], str):
+            problems.append(f"{key} must be a string")
+    if not str(data.get("description") or data.get("name") or "").strip():
+        problems.append("description is empty")
+    for key in _STR_LISTS:
+        value = data.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            problems.append(f"{key} must be a list of strings")
+    for key in _INTS:
+        value = data.get(key, 0 if key != "version" else 1)
+        if isinstance(value, bool) or not isinstance(value, int) or value < (1 if key == "version" else 0):
+            problems.append(f"{key} must be a whole number >= {1 if key == 'version' else 0}")
+    seconds = data.get("total_seconds", 0.0)
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 <= seconds < float("inf"):
+        problems.append("total_seconds must be a finite number >= 0")
+    if data.get("last_used") is not None and not isinstance(data["last_used"], str):
+        problems.append("last_used must be a string or null")
+    if not isinstance(data.get("archived", False), bool):
+        problems.append("archived must be true or false")
+    if not isinstance(data.get("metadata", {}), dict):
+        problems.append("metadata must be an object")
+    if not problems and data.get("successes", 0) > data.get("runs", 0):
+        problems.append("successes exceed runs")
+    return problems
+
+
 @dataclass(frozen=True)
 class Match:
     """A capability scored against a request: the reuse decision and why."""

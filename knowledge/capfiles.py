@@ -12,7 +12,8 @@ import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from planexec.knowledge.capability import Capability
+from planexec.errors import UsageError
+from planexec.knowledge.capability import Capability, record_problems
 from planexec.knowledge.fsutil import atomic_write_text, sha256_text
 from planexec.knowledge.gitstore import GitFiles
 
@@ -65,7 +66,7 @@ class CapabilityFiles:
             code = (self.path / CAP_DIR / f"{cap_id}.py").read_text(encoding="utf-8")
         except (OSError, ValueError):
             return None
-        if not isinstance(data, dict) or data.get("id") != cap_id:
+        if not isinstance(data, dict) or data.get("id") != cap_id or record_problems(data):
             return None
         if data.get("code_sha256") and data["code_sha256"] != sha256_text(code):
             return None
@@ -91,17 +92,22 @@ class CapabilityFiles:
             log.warning("capability %s cannot be read or restored", cap_id)
         return None
 
-    def read_all(self, head: str | None) -> list[Capability]:
-        """Every capability in `head` or on disk; missing or broken files restored from git."""
+    def ids_at(self, head: str | None) -> set[str]:
+        """The ids of the capabilities committed in `head` (from the tree, no file read)."""
         from dulwich.objects import Tree
 
-        ids = {p.stem for p in (self.path / CAP_DIR).glob("*.json")}
-        if head:
-            tree = self.git.repo.object_store[self.git.repo.object_store[head.encode()].tree]
-            if CAP_DIR.encode() in tree:
-                sub = self.git.repo.object_store[tree[CAP_DIR.encode()][1]]
-                assert isinstance(sub, Tree)
-                ids |= {e.path.decode().rsplit(".", 1)[0] for e in sub.items()}
+        if not head:
+            return set()
+        tree = self.git.repo.object_store[self.git.repo.object_store[head.encode()].tree]
+        if CAP_DIR.encode() not in tree:
+            return set()
+        sub = self.git.repo.object_store[tree[CAP_DIR.encode()][1]]
+        assert isinstance(sub, Tree)
+        return {e.path.decode()[:-5] for e in sub.items() if e.path.endswith(b".json")}
+
+    def read_all(self, head: str | None) -> list[Capability]:
+        """Every capability in `head` or on disk; missing or broken files restored from git."""
+        ids = {p.stem for p in (self.path / CAP_DIR).glob("*.json")} | self.ids_at(head)
         caps = [self.load_or_restore(i, quiet_missing=True) for i in sorted(ids)]
         return [c for c in caps if c is not None]
 
@@ -110,6 +116,10 @@ class CapabilityFiles:
         committed: Callable[[str], None] | None = None,
     ) -> str:
         """Write files and commit them as one commit; `committed(head)` runs before the pending mark goes."""
+        for cap in caps:
+            problems = record_problems(cap.to_json())
+            if problems:
+                raise UsageError(f"capability {cap.id!r} cannot be stored: {'; '.join(problems)}")
         pending = self.path / PENDING
         atomic_write_text(pending, json.dumps({"ids": [c.id for c in caps]}), sync=False)
         changes: dict[str, bytes | None] = {}

@@ -8,12 +8,16 @@ embedding model) it holds, and the store refills it whenever that differs from H
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from planexec.knowledge.capability import Capability
+from planexec.knowledge.capability import Capability, record_problems
+from planexec.knowledge.sqlcache import damaged, memory_db, open_cache, remove_db
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -32,55 +36,98 @@ class Catalog:
         self.caps: dict[str, Capability] = {}
         self.index: VectorIndex | None = None
         self._conn: sqlite3.Connection | None = None
+        self.writable = True
 
     @property
     def loaded(self) -> bool:
         """Whether `caps` and `index` hold some commit (so a write must update them too)."""
         return self.head is not None and self.index is not None
 
+    TABLES = {"caps": ("id", "data"), "meta": ("k", "v")}
+
     def _db(self) -> sqlite3.Connection:
         if self._conn is None:
-            db = sqlite3.connect(self.path, timeout=60, check_same_thread=False)
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=NORMAL")
-            db.execute("CREATE TABLE IF NOT EXISTS caps (id TEXT PRIMARY KEY, data TEXT)")
-            db.execute("CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT)")
-            self._conn = db
+            self._conn, self.writable = open_cache(self.path, self.TABLES, "capability catalog")
         return self._conn
 
+    def _reset(self, exc: Exception, memory: bool = False) -> None:
+        """The file broke while open (or cannot be written): start a new one, in memory if need be."""
+        log.warning("capability catalog %s failed (%s); rebuilding it from git", self.path, exc)
+        if self._conn is not None:
+            self._conn.close()
+        self._conn = None
+        if memory or (isinstance(exc, sqlite3.DatabaseError) and not damaged(exc)):
+            self._conn, self.writable = memory_db(self.TABLES), False
+            return
+        try:
+            remove_db(self.path)
+        except OSError:
+            self._conn, self.writable = memory_db(self.TABLES), False
+
     def stored_head(self) -> str | None:
-        """The commit the SQLite cache holds, or None when unknown or made with another model."""
-        row = self._db().execute("SELECT v FROM meta WHERE k='head'").fetchone()
-        model = self._db().execute("SELECT v FROM meta WHERE k='model'").fetchone()
+        """The commit the SQLite cache holds, or None when unknown, damaged or made with another model."""
+        try:
+            row = self._db().execute("SELECT v FROM meta WHERE k='head'").fetchone()
+            model = self._db().execute("SELECT v FROM meta WHERE k='model'").fetchone()
+        except sqlite3.DatabaseError as exc:
+            self._reset(exc)
+            return None
         return row[0] if row and model and model[0] == self.embedder.name else None
 
-    def store(self, head: str | None, caps: Iterable[Capability] = ()) -> None:
+    def store(self, head: str | None, caps: Iterable[Capability] = (), *, clear: bool = False) -> None:
         """Write `caps` and mark the cache as holding `head` (None: stale), in one transaction."""
-        db = self._db()
-        with db:
-            db.executemany(
-                "INSERT OR REPLACE INTO caps VALUES (?, ?)",
-                [(c.id, json.dumps(c.to_json() | {"code": c.code})) for c in caps],
-            )
-            db.execute("INSERT OR REPLACE INTO meta VALUES ('head', ?)", (head or "",))
-            db.execute("INSERT OR REPLACE INTO meta VALUES ('model', ?)", (self.embedder.name,))
+        rows = [(c.id, json.dumps(c.to_json() | {"code": c.code})) for c in caps]
+        for attempt in range(3):
+            db = self._db()
+            try:
+                with db:
+                    if clear:
+                        db.execute("DELETE FROM caps")
+                    db.executemany("INSERT OR REPLACE INTO caps VALUES (?, ?)", rows)
+                    db.execute("INSERT OR REPLACE INTO meta VALUES ('head', ?)", (head or "",))
+                    db.execute("INSERT OR REPLACE INTO meta VALUES ('model', ?)", (self.embedder.name,))
+                return
+            except sqlite3.DatabaseError as exc:
+                if attempt == 2:
+                    raise
+                self._reset(exc, memory=attempt == 1 or not damaged(exc))
+                clear = True  # a new (or in-memory) database starts empty; only a full refill is sound
 
     def refill(self, head: str | None, caps: Iterable[Capability]) -> None:
         """Replace the SQLite contents with `caps` as of `head` (marked stale first, in case of a crash)."""
+        caps = list(caps)
         self.store(None)
-        self._db().execute("DELETE FROM caps")
-        self.store(head, caps)
+        self.store(head, caps, clear=True)
 
-    def load(self, head: str | None) -> None:
-        """Read every capability from SQLite into memory and rebuild the vector index."""
+    def load(self, head: str | None, expected: set[str] | None = None) -> bool:
+        """Read every capability from SQLite into memory and rebuild the vector index.
+
+        False (nothing loaded) when the rows are damaged or their ids differ from `expected`
+        (the ids in git at `head`): then the caller refills the cache from git.
+        """
         caps = {}
-        for (data,) in self._db().execute("SELECT data FROM caps").fetchall():
-            record = json.loads(data)
-            cap = Capability.from_json(record, record.pop("code", ""))
-            caps[cap.id] = cap
+        try:
+            for (data,) in self._db().execute("SELECT data FROM caps").fetchall():
+                record = json.loads(data)
+                code = record.pop("code", "")
+                if record_problems(record) or not isinstance(code, str):
+                    raise ValueError(f"bad record {str(record.get('id'))[:40]!r}")
+                cap = Capability.from_json(record, code)
+                caps[cap.id] = cap
+        except (sqlite3.DatabaseError, ValueError, TypeError, AttributeError) as exc:
+            log.warning("capability catalog %s is damaged (%s); rebuilding it from git", self.path, exc)
+            if isinstance(exc, sqlite3.DatabaseError):
+                self._reset(exc)
+            return False
+        if expected is not None and set(caps) != expected:
+            lost, extra = len(expected - set(caps)), len(set(caps) - expected)
+            log.warning("capability catalog %s disagrees with git (%d missing, %d extra); rebuilding it",
+                        self.path, lost, extra)
+            return False
         self.caps = caps
         self.rebuild_index()
         self.head = head
+        return True
 
     def apply(self, head: str, caps: Sequence[Capability]) -> None:
         """Take in capabilities just committed as `head`: SQLite, memory and index."""

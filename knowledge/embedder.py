@@ -4,11 +4,11 @@ hashing embedder for `--embedder none`, and an on-disk cache keyed by content ha
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import re
 import sqlite3
 import threading
-import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from planexec.protocols import Embedder
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
+log = logging.getLogger(__name__)
 
 
 def normalize_rows(vectors: np.ndarray) -> np.ndarray:
@@ -155,8 +156,12 @@ class HashingEmbedder:
 class CachedEmbedder:
     """Wraps an embedder with an SQLite cache keyed by sha256(model name + text).
 
-    Safe across processes (SQLite locking); unchanged text is never embedded twice.
+    Safe across processes (SQLite locking); unchanged text is never embedded twice. The cache
+    is checked as it is read: a damaged file is rebuilt, and a vector of the wrong length or
+    with non-finite values or a norm other than 1 is embedded again (sqlcache.py).
     """
+
+    TABLES = {"vec": ("key", "data"), "meta": ("k", "v")}
 
     def __init__(self, embedder: Embedder, cache_dir: Path | str) -> None:
         self.inner = embedder
@@ -165,6 +170,8 @@ class CachedEmbedder:
         self._local = threading.local()
         self.hits = 0
         self.misses = 0
+        self.rejected = 0
+        """Cached vectors found invalid (wrong length, NaN, not unit length) and embedded again."""
 
     @property
     def dim(self) -> int:
@@ -173,45 +180,88 @@ class CachedEmbedder:
     def _db(self) -> sqlite3.Connection:
         db = getattr(self._local, "db", None)
         if db is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            db = sqlite3.connect(self.path, timeout=60)
-            # Switching to WAL takes an exclusive lock and does not wait for one: several
-            # connections opening at once retry briefly; WAL then persists in the file.
-            for attempt in range(50):
-                try:
-                    if db.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
-                        db.execute("PRAGMA journal_mode=WAL")
-                    break
-                except sqlite3.OperationalError:
-                    if attempt == 49:
-                        raise
-                    time.sleep(0.02)
-            db.execute("PRAGMA synchronous=NORMAL")
-            db.execute("CREATE TABLE IF NOT EXISTS vec (key TEXT PRIMARY KEY, data BLOB)")
+            from planexec.knowledge.sqlcache import open_cache
+
+            db, self._local.writable = open_cache(self.path, self.TABLES, "embedding cache")
             self._local.db = db
         return db
+
+    def _reset(self, exc: Exception) -> None:
+        """The file broke while open: drop it and start a new one."""
+        from planexec.knowledge.sqlcache import remove_db
+
+        log.warning("embedding cache %s failed (%s); rebuilding it", self.path, exc)
+        self.close()
+        try:
+            remove_db(self.path)
+        except OSError:
+            pass
 
     def key(self, text: str) -> str:
         return hashlib.sha256(f"{self.name}\0{text}".encode()).hexdigest()
 
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        import numpy as np
-
-        keys = [self.key(t) for t in texts]
+    def _lookup(self, keys: list[str]) -> dict[str, bytes]:
         found: dict[str, bytes] = {}
         db = self._db()
         for start in range(0, len(keys), 500):
             part = keys[start : start + 500]
             marks = ",".join("?" * len(part))
             found.update(db.execute(f"SELECT key, data FROM vec WHERE key IN ({marks})", part).fetchall())
+        return found
+
+    def _known_dim(self) -> int:
+        row = self._db().execute("SELECT v FROM meta WHERE k=?", (f"dim:{self.name}",)).fetchone()
+        return int(row[0]) if row and str(row[0]).isdigit() else self.dim
+
+    def _valid(self, found: dict[str, bytes]) -> dict[str, bytes]:
+        """The cached vectors that can be trusted; the rest are embedded again."""
+        import numpy as np
+
+        if not found:
+            return found
+        size = 4 * self._known_dim()
+        good = {}
+        for key, blob in found.items():
+            if not isinstance(blob, bytes) or len(blob) != size:
+                continue
+            vec = np.frombuffer(blob, dtype=np.float32)
+            if np.isfinite(vec).all():
+                norm = float(np.linalg.norm(vec))
+                if norm == 0.0 or abs(norm - 1.0) < 1e-3:
+                    good[key] = blob
+        if len(good) < len(found):
+            self.rejected += len(found) - len(good)
+            log.warning("embedding cache %s: %d damaged vector(s) embedded again", self.path, len(found) - len(good))
+        return good
+
+    def _save(self, rows: list[tuple[str, bytes]], dim: int) -> None:
+        if not getattr(self._local, "writable", False):
+            return
+        db = self._db()
+        try:
+            with db:
+                db.executemany("INSERT OR REPLACE INTO vec VALUES (?, ?)", rows)
+                db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (f"dim:{self.name}", str(dim)))
+        except sqlite3.DatabaseError as exc:  # full or read-only disk: the cache stays as it was
+            log.warning("embedding cache %s not updated (%s)", self.path, exc)
+            self._local.writable = False
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        import numpy as np
+
+        keys = [self.key(t) for t in texts]
+        try:
+            found = self._valid(self._lookup(keys))
+        except sqlite3.DatabaseError as exc:
+            self._reset(exc)
+            found = {}
         missing = sorted({k: t for k, t in zip(keys, texts, strict=True) if k not in found}.items())
         self.hits += len(keys) - len(missing)
         self.misses += len(missing)
         if missing:
-            vecs = self.inner.embed([t for _, t in missing])
-            rows = [(k, v.astype(np.float32).tobytes()) for (k, _), v in zip(missing, vecs, strict=True)]
-            with db:
-                db.executemany("INSERT OR REPLACE INTO vec VALUES (?, ?)", rows)
+            vecs = np.asarray(self.inner.embed([t for _, t in missing]), dtype=np.float32)
+            rows = [(k, v.tobytes()) for (k, _), v in zip(missing, vecs, strict=True)]
+            self._save(rows, vecs.shape[1])
             found.update(rows)
         if not keys:
             return np.zeros((0, self.dim), dtype=np.float32)

@@ -36,9 +36,11 @@ class GitFiles:
         self.repo.close()
 
     def clear_stale_locks(self) -> int:
-        """Remove `.lock` files a killed writer left in .git (call only while holding the store lock)."""
+        """Remove `.lock` files a killed writer left in .git (call only while holding the store lock:
+        every writer holds it, so a git lock seen then has no live owner)."""
+        git = self.root / ".git"
         removed = 0
-        for lock in (self.root / ".git").rglob("*.lock"):
+        for lock in [*git.glob("*.lock"), *(git / "refs").rglob("*.lock")]:
             lock.unlink(missing_ok=True)
             removed += 1
         return removed

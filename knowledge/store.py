@@ -11,16 +11,18 @@ from __future__ import annotations
 
 import difflib
 import json
+import logging
 import os
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from planexec.datafiles import shipped
-from planexec.errors import UnknownNameError, UsageError
+from planexec.errors import ENV_ERRNOS, EnvironmentFailure, UnknownNameError, UsageError
+from planexec.knowledge import starters
 from planexec.knowledge.capability import Capability, Match, slugify
 from planexec.knowledge.capfiles import CAP_DIR, CapabilityFiles
 from planexec.knowledge.catalog import Catalog
@@ -37,6 +39,7 @@ from planexec.knowledge.reuse import (
 if TYPE_CHECKING:
     from planexec.protocols import Embedder
 
+log = logging.getLogger(__name__)
 SORT_KEYS = ("created", "updated", "reuse_count", "last_used", "success_rate", "name", "runs")
 
 
@@ -44,19 +47,6 @@ def default_seed_dir() -> Path:
     """$PLANEXEC_CAPABILITIES_SEED, else the repository's data/capabilities."""
     env = os.environ.get("PLANEXEC_CAPABILITIES_SEED")
     return Path(env) if env else shipped("capabilities")
-
-
-def read_capability_dir(directory: Path, origin: str = "builtin") -> list[Capability]:
-    """Capabilities stored as `<id>.json` (+ `<id>.py` with the code) in `directory`."""
-    caps = []
-    for meta in sorted(Path(directory).glob("*.json")):
-        data = json.loads(meta.read_text(encoding="utf-8"))
-        code_file = meta.with_suffix(".py")
-        code = code_file.read_text(encoding="utf-8") if code_file.exists() else data.get("code", "")
-        data.setdefault("id", meta.stem)
-        data.setdefault("origin", origin)
-        caps.append(Capability.from_json(data, code))
-    return caps
 
 
 def _now() -> str:
@@ -91,16 +81,13 @@ class CapabilityStore:
     def _open(self) -> None:
         if self._opened:
             return
-        from filelock import FileLock
-
         from planexec.knowledge.embedder import CachedEmbedder, QueryCache, get_embedder
 
         if self.path.exists() and not self.path.is_dir():
-            raise UsageError(f"capability store path {self.path} is a file; pass a folder (or set PLANEXEC_HOME)")
-        self.path.mkdir(parents=True, exist_ok=True)
-        (self.path / ".index").mkdir(exist_ok=True)
-        self._lock = FileLock(str(self.path / ".lock"))
+            raise EnvironmentFailure(f"capability store path {self.path} is a file; move it away or set "
+                                     "PLANEXEC_HOME to a folder", self.path)
         base = self._embedder_arg or get_embedder("auto")
+        self.read_only = self._prepare_dirs()
         self.embedder = base if isinstance(base, CachedEmbedder) else CachedEmbedder(base, self.path / ".index")
         self._query = QueryCache(self.embedder.inner)
         self.policy = self._policy or ReusePolicy.for_model(self.embedder.name)
@@ -108,20 +95,64 @@ class CapabilityStore:
         with self._lock:
             self.git = GitFiles(self.path)
             self._files = CapabilityFiles(self.path, self.git)
-            self._recover()
-            if self.git.head() is None:
-                self._write_many([], "Create capability store", extra={".gitignore": ".index/\n.lock\n.pending.json\n"})
-                seed_dir = default_seed_dir() if self._seed is True else (Path(self._seed) if self._seed else None)
-                if seed_dir and seed_dir.is_dir():
-                    caps = read_capability_dir(seed_dir)
-                    if caps:
-                        self._write_many(caps, f"Import {len(caps)} builtin capabilities from {seed_dir.name}/")
+            if not self.read_only:
+                self._heal()
         self._opened = True
+
+    def _prepare_dirs(self) -> str | None:
+        """Create the folders and lock; on a read-only or full disk with a store already there,
+        open it read-only (the reason is returned) so runs the library covers still work."""
+        from filelock import FileLock
+
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+            (self.path / ".index").mkdir(exist_ok=True)
+            self._lock: Any = FileLock(str(self.path / ".lock"))
+            with self._lock:
+                pass
+            return None
+        except OSError as exc:
+            if exc.errno not in ENV_ERRNOS or not (self.path / ".git").is_dir():
+                raise EnvironmentFailure.from_os_error(exc, exc.filename or self.path) from exc
+            log.warning("capability store %s opened read-only: %s", self.path, exc.strerror)
+            self._lock = nullcontext()
+            return str(EnvironmentFailure.from_os_error(exc, exc.filename or self.path))
+
+    def _heal(self) -> None:
+        """Under the lock: break stale git locks, finish an interrupted write, create the
+        repository, and reconcile the starter library by content."""
+        broken = self.git.clear_stale_locks()
+        if broken:
+            log.warning("capability store %s: removed %d stale git lock(s) left by a killed writer", self.path, broken)
+        self._recover()
+        if self.git.head() is None:
+            self._write_many([], "Create capability store", extra={".gitignore": ".index/\n.lock\n.pending.json\n"})
+        seed_dir = default_seed_dir() if self._seed is True else (Path(self._seed) if self._seed else None)
+        if not seed_dir or not seed_dir.is_dir():
+            return
+        index_dir = self.path / ".index"
+        digest = starters.seed_digest(seed_dir)
+        if starters.marker_matches(index_dir, digest, self.git.head()):
+            return
+        found = starters.reconcile(self._files, starters.read_capability_dir(seed_dir))
+        if found.write:
+            first = not self._files.ids_at(self.git.head())
+            message = f"Import {len(found.write)} builtin capabilities from {seed_dir.name}/" if first else found.message()
+            if not first:
+                log.warning("capability store %s: %s", self.path, message)
+            for cap in found.write:
+                cap.created = cap.created or _now()
+                cap.updated = _now() if cap.id in found.updated else (cap.updated or cap.created)
+            self._write_many(found.write, message)
+        starters.write_marker(index_dir, digest, self.git.head())
 
     @contextmanager
     def _writing(self) -> Iterator[None]:
         self._open()
+        if self.read_only:
+            raise EnvironmentFailure(self.read_only, self.path)
         with self._mutex, self._lock:
+            self.git.clear_stale_locks()
             self._recover()
             self._sync(locked=True)
             yield
@@ -129,16 +160,19 @@ class CapabilityStore:
     # ---- the catalog cache ----------------------------------------------------------
 
     def _sync(self, locked: bool = False) -> None:
-        """Bring the in-memory catalog and index up to the repository's HEAD."""
+        """Bring the in-memory catalog and index up to the repository's HEAD (validated against git)."""
         head = self.git.head()
         if head == self._catalog.head:
             return
-        if self._catalog.stored_head() != head:
-            if not locked:
-                with self._lock:
-                    return self._sync(locked=True)
-            self._catalog.refill(head, self._files.read_all(head))
-        self._catalog.load(head)
+        if self._catalog.stored_head() == head and self._catalog.load(head, self._files.ids_at(head)):
+            return
+        if not locked and not self.read_only:
+            with self._lock:
+                return self._sync(locked=True)
+        self._catalog.refill(head, self._files.read_all(head))
+        if not self._catalog.load(head):
+            raise EnvironmentFailure(f"the capability catalog in {self.path / '.index'} cannot be rebuilt; "
+                                     "run `planexec doctor --repair`", self.path)
 
     # ---- files (capfiles.py) -----------------------------------------------------------
 
@@ -188,7 +222,7 @@ class CapabilityStore:
 
     def load_builtin(self, directory: Path | str | None = None) -> list[str]:
         """Import `<id>.json` + `<id>.py` files (data/capabilities by default) in one commit."""
-        caps = read_capability_dir(Path(directory) if directory else default_seed_dir())
+        caps = starters.read_capability_dir(Path(directory) if directory else default_seed_dir())
         return self.save_many(caps, f"Import {len(caps)} builtin capabilities") if caps else []
 
     def load(self, cap_id: str) -> Capability:

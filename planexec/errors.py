@@ -10,11 +10,15 @@
     │   └── LLMUnreachable    base_url refused or timed out: check the server
     ├── ToolError             a tool failed; becomes a failed attempt (an observation), never a crash
     │   └── ToolInputError    arguments did not match the tool's schema
-    └── RunAborted            a signal with a payload: the circuit breaker or a critical evaluation
+    ├── RunAborted            a signal with a payload: the circuit breaker or a critical evaluation
+    └── EnvironmentFailure    the machine must be fixed: disk full, read-only, not a folder, permission
+                              (exit code 6 in the CLI); names the path and the fix
 """
 
 from __future__ import annotations
 
+import errno
+from pathlib import Path
 from typing import Any
 
 
@@ -72,3 +76,30 @@ class RunAborted(PlanexecError):
         super().__init__(reason)
         self.reason = reason
         self.payload = payload
+
+
+_FIXES = {
+    errno.ENOSPC: ("the disk is full", "free some space there (or point PLANEXEC_HOME / --output elsewhere)"),
+    errno.EDQUOT: ("the disk quota is exceeded", "free some space there (or point PLANEXEC_HOME / --output elsewhere)"),
+    errno.EROFS: ("it is on a read-only file system", "remount it writable or point PLANEXEC_HOME / --output to a writable folder"),
+    errno.EACCES: ("permission denied", "give your user write access to it or point PLANEXEC_HOME / --output elsewhere"),
+    errno.EPERM: ("operation not permitted", "give your user write access to it or point PLANEXEC_HOME / --output elsewhere"),
+    errno.ENOTDIR: ("a file stands where a folder is needed", "move that file away or point PLANEXEC_HOME / --output elsewhere"),
+    errno.EEXIST: ("a file stands where a folder is needed", "move that file away or point PLANEXEC_HOME / --output elsewhere"),
+}
+ENV_ERRNOS = frozenset(_FIXES)
+
+
+class EnvironmentFailure(PlanexecError):
+    """The machine, not the request, is at fault (disk full, read-only, not a folder, permission)."""
+
+    def __init__(self, message: str, path: Path | str | None = None) -> None:
+        super().__init__(message)
+        self.path = path
+
+    @classmethod
+    def from_os_error(cls, exc: OSError, path: Path | str | None = None) -> EnvironmentFailure:
+        """One line naming the path and the fix, for an OSError whose errno is one of ENV_ERRNOS."""
+        where = path or exc.filename or "the planexec home"
+        what, fix = _FIXES.get(exc.errno or 0, (exc.strerror or str(exc), "check the path and its file system"))
+        return cls(f"cannot write {where}: {what}; {fix}", where)

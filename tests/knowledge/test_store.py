@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from planexec.errors import UnknownNameError, UsageError
+from planexec.errors import EnvironmentFailure, UnknownNameError, UsageError
 from planexec.knowledge.capability import Capability
 from planexec.knowledge.store import CapabilityStore, default_seed_dir
 
@@ -82,7 +82,7 @@ def test_unknown_id_lists_close_matches_and_path_must_be_folder(store: Capabilit
     with pytest.raises(UnknownNameError):
         store.history("nothing_like_it")
     (tmp_path / "afile").write_text("x")
-    with pytest.raises(UsageError, match="is a file"):
+    with pytest.raises(EnvironmentFailure, match="is a file"):
         len(CapabilityStore(tmp_path / "afile", seed=False))
     with pytest.raises(UsageError, match="sort"):
         store.list(sort_by="colour")

@@ -22,9 +22,13 @@ import math
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from planexec.errors import InputError, UsageError
+from planexec.evals.suite_schema import Lines, case_problems
+
+if TYPE_CHECKING:
+    from planexec.evals.registry import ValidatorRegistry
 
 
 class SuiteError(UsageError):
@@ -55,8 +59,10 @@ class Suite:
     path: Path | None = None
 
 
-def load_suite(path: Path | str) -> Suite:
-    """Read a `.toml` or `.json` suite file; every problem raises SuiteError naming the fix."""
+def load_suite(path: Path | str, validators: ValidatorRegistry | None = None) -> Suite:
+    """Read a `.toml` or `.json` suite file and check it against the suite schema (every point's
+    validator type, weight, target and dependencies) before anything runs; every problem raises
+    SuiteError naming the file, line and fix."""
     path = Path(path)
     if not path.is_file():
         raise InputError(f"suite file {path} does not exist; pass a .toml or .json suite (see data/suites/)")
@@ -70,12 +76,17 @@ def load_suite(path: Path | str) -> Suite:
             raise SuiteError(f"{path}: a suite must be a .toml or .json file")
     except (ValueError, tomllib.TOMLDecodeError) as exc:
         raise SuiteError(f"{path} is not valid {path.suffix[1:].upper()}: {exc}") from None
-    return suite_from_dict(data, path)
+    return suite_from_dict(data, path, validators, text)
 
 
-def suite_from_dict(data: Any, path: Path | None = None) -> Suite:
-    """Build a suite from parsed data; `path` anchors relative input paths and names errors."""
+def suite_from_dict(data: Any, path: Path | None = None, validators: ValidatorRegistry | None = None,
+                    text: str = "") -> Suite:
+    """Build and check a suite from parsed data; `path` anchors relative input paths and names errors,
+    `text` (the file's content) lets errors name lines, `validators` are the point types allowed."""
+    from planexec.evals.registry import shared_validators
+
     where = str(path) if path else "suite"
+    lines = Lines.of(path, text)
     if not isinstance(data, dict):
         raise SuiteError(f"{where}: the top level must be a table/object with [[cases]]")
     base = path.parent if path else Path.cwd()
@@ -86,11 +97,19 @@ def suite_from_dict(data: Any, path: Path | None = None) -> Suite:
     raw_cases = data.get("cases")
     if not isinstance(raw_cases, list) or not raw_cases:
         raise SuiteError(f"{where}: no cases; add at least one [[cases]] with request and points")
-    cases = [_case(c, i, root, shared, where) for i, c in enumerate(raw_cases, 1)]
+    cases = [_case(c, i, root, shared, lines.case(i)) for i, c in enumerate(raw_cases, 1)]
     ids = [c.id for c in cases]
     dupes = sorted({i for i in ids if ids.count(i) > 1})
     if dupes:
         raise SuiteError(f"{where}: duplicate case ids {dupes}; give each case its own id")
+    registry = validators or shared_validators()
+    problems = list(dict.fromkeys(
+        p for i, c in enumerate(cases, 1) for p in case_problems(list(c.points), len(shared), i, lines, registry)
+    ))
+    if problems:
+        more = f"; and {len(problems) - 5} more" if len(problems) > 5 else ""
+        raise SuiteError(f"{len(problems)} problem(s) in the suite, fix them before running: "
+                         + "; ".join(problems[:5]) + more)
     return Suite(
         name=str(data.get("name") or (path.stem if path else "suite")),
         cases=tuple(cases),

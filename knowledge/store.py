@@ -266,11 +266,17 @@ class CapabilityStore:
         """Count one run of a stored capability (reuse count, successes, run time, last used)."""
         self.record_uses([(cap_id, ok, seconds)])
 
-    def record_uses(self, uses: Sequence[tuple[str, bool, float]]) -> None:
-        """Count several runs (id, ok, seconds) in one commit: a run records its reuses together."""
+    def record_uses(self, uses: Sequence[tuple[str, bool, float]], token: str | None = None) -> None:
+        """Count several runs (id, ok, seconds) in one commit: a run records its reuses together.
+
+        With `token` (naming the run), uses already committed under that token are not counted
+        again: a run killed after its usage commit and resumed counts once.
+        """
         if not uses:
             return
         with self._writing():
+            if token and any(f"[{token}]" in c.message for c in self.git.log(max_entries=50)):
+                return
             changed: dict[str, Capability] = {}
             for cap_id, ok, seconds in uses:
                 if cap_id not in self._catalog.caps:
@@ -289,7 +295,7 @@ class CapabilityStore:
                 ok_count = sum(bool(ok) for _, ok, _ in uses)
                 names = ", ".join(changed) if len(changed) <= 4 else f"{len(changed)} capabilities"
                 message = f"Reuse {names} ({ok_count}/{len(uses)} ok)"
-            self._write_many(list(changed.values()), message)
+            self._write_many(list(changed.values()), message + (f" [{token}]" if token else ""))
 
     def update(self, cap_id: str, code: str, reason: str) -> Capability:
         """A new version of the code; earlier versions stay in the history."""

@@ -149,10 +149,12 @@ def _read_journal(path: Path) -> dict[str, Any]:
     """Fold the journal's lines into one record; a torn last line (a kill mid-write) is skipped."""
     data: dict[str, Any] = {}
     steps: dict[int, dict[str, Any]] = {}
-    for raw in path.read_text(encoding="utf-8").splitlines():
+    for raw in path.read_text(encoding="utf-8", errors="replace").splitlines():
         try:
             line = json.loads(raw)
         except json.JSONDecodeError:
+            continue
+        if not isinstance(line, dict):
             continue
         if line.get("version") != VERSION:
             raise UsageError(f"{path} was written by another planexec version (format {line.get('version')}, "
@@ -174,6 +176,16 @@ def load_checkpoint(run_dir: str | Path) -> dict[str, Any]:
     if not path.exists():
         raise InputError(f"no checkpoint in {folder}: pass the folder of a run (outputs/<timestamp>) "
                          "that was started with checkpoints on")
+    try:
+        return _load(folder, path)
+    except (ValueError, KeyError, TypeError, AttributeError, IndexError, OSError) as exc:
+        if isinstance(exc, OSError) and not isinstance(exc, FileNotFoundError):
+            raise
+        raise InputError(f"{path} is damaged ({type(exc).__name__}: {str(exc)[:120]}); the run cannot be "
+                         "resumed: run the request again") from None
+
+
+def _load(folder: Path, path: Path) -> dict[str, Any]:
     data = _read_journal(path)
     if "request" not in data:
         raise InputError(f"{path} is damaged (no readable entry); the run cannot be resumed")

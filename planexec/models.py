@@ -200,6 +200,8 @@ class RunResult:
     events: list[dict[str, Any]] = field(default_factory=list)
     replans: list[dict[str, Any]] = field(default_factory=list)
     execution_sequence: list[dict[str, Any]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    """Problems after the analysis finished (e.g. the capability library not updated); status unaffected."""
 
     @property
     def ok(self) -> bool:
@@ -226,6 +228,7 @@ class RunResult:
             "timings": dict(self.timings),
             "replans": to_jsonable(self.replans),
             "execution_sequence": to_jsonable(self.execution_sequence),
+            "warnings": list(self.warnings),
         }
 
     @classmethod
@@ -244,4 +247,5 @@ class RunResult:
             timings=dict(d.get("timings") or {}),
             replans=list(d.get("replans") or ()),
             execution_sequence=list(d.get("execution_sequence") or ()),
+            warnings=list(d.get("warnings") or ()),
         )

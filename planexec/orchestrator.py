@@ -32,7 +32,7 @@ from planexec.inputs import HeuristicInputGenerator, LLMInputGenerator
 from planexec.learning import tool_learner
 from planexec.llm.base import LLM
 from planexec.models import Plan, PlanStep, RunResult, StepResult
-from planexec.persist import persist_capabilities
+from planexec.persist import bookkeep
 from planexec.planner_heuristic import HeuristicPlanner
 from planexec.planner_llm import LLMPlanner
 from planexec.planner_reuse import ReuseFirstPlanner
@@ -207,7 +207,6 @@ class Orchestrator:
             answer = TemplateSynthesizer().synthesize(run.request, steps, run.results)
         run.timings["synthesis"] = time.perf_counter() - started
         run.timings["total"] = run.elapsed()
-        persist_capabilities(run, steps)
         result = RunResult(
             request=run.request, plan=run.plan, steps=steps, answer=answer, status=_status(run, steps),
             results=run.results, usage=run.llm.usage.minus(run.usage_start) if run.llm else run.usage_start,
@@ -217,7 +216,9 @@ class Orchestrator:
         )
         run.bus.emit(RunFinished(result.status, answer, result.output_dir, run.timings["total"]))
         result.events = [e.to_dict() for e in run.bus.history]
-        write_reports(result, run.state)
+        write_reports(result, run.state)  # the finished analysis is on disk before any bookkeeping
+        if bookkeep(run, steps, result.warnings):
+            write_reports(result, run.state)
         save_checkpoint(run, finished=True)
         return result
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 
 from planexec.actions import CAPABILITY_TOOL
@@ -10,6 +11,22 @@ from planexec.models import StepResult
 from planexec.state import RunState
 
 CODER_TOOL = "python_coder"
+log = logging.getLogger(__name__)
+
+
+def bookkeep(run: RunState, steps: Sequence[StepResult], warnings: list[str]) -> bool:
+    """Update the capability library after a finished run; a failure becomes a warning, never an error.
+
+    Returns whether the report must be written again (something was saved, or a warning added).
+    """
+    try:
+        persist_capabilities(run, steps)
+    except Exception as exc:  # noqa: BLE001 - the analysis is done; no bookkeeping failure may lose it
+        log.warning("capability library not updated", exc_info=True)
+        warnings.append(f"the capability library was not updated ({type(exc).__name__}: {exc}); the analysis "
+                        "above is complete. Run `planexec doctor --repair` to fix the library")
+        return True
+    return bool(run.results.get("saved_capabilities"))
 
 
 def persist_capabilities(run: RunState, steps: Sequence[StepResult]) -> None:
@@ -25,7 +42,8 @@ def persist_capabilities(run: RunState, steps: Sequence[StepResult]) -> None:
     if not uses and not generated:
         return
     store = run.services.get("capability_store", lambda: capability_store(run.config))
-    store.record_uses([(str(a.input["capability_id"]), a.ok, a.duration) for _, a in uses])
+    token = f"run {run.output_dir.name}" if run.output_dir is not None else None  # a resumed run counts once
+    store.record_uses([(str(a.input["capability_id"]), a.ok, a.duration) for _, a in uses], token=token)
     for r in generated:
         cap_id = store.save(
             name=r.step.goal[:60],

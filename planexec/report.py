@@ -94,6 +94,8 @@ def markdown(result: RunResult) -> str:
         lines += ["## Artifacts", ""] + [f"- {a}" for a in result.artifacts] + [""]
     if result.errors:
         lines += ["## Errors", ""] + [f"- {e}" for e in result.errors] + [""]
+    if result.warnings:
+        lines += ["## Warnings", ""] + [f"- {w}" for w in result.warnings] + [""]
     u = result.usage
     lines += ["## Usage", "", f"LLM calls: {u.calls}, prompt tokens: {u.prompt_tokens}, completion tokens: {u.completion_tokens}",
               "", "Timings: " + ", ".join(f"{k} {v:.2f}s" for k, v in result.timings.items()), ""]

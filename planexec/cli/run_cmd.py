@@ -12,7 +12,14 @@ from typing import Any
 
 import click
 
-from planexec.cli.common import console, fail, handle_errors, verbose_option
+from planexec.cli.common import (
+    RunWatcher,
+    console,
+    fail,
+    handle_errors,
+    interrupted,
+    verbose_option,
+)
 from planexec.cli.render import LiveTree, plan_table
 from planexec.config import BACKENDS, Config
 from planexec.errors import UsageError
@@ -64,6 +71,8 @@ def _print_result(result: RunResult, out: Any) -> None:
                   markup=False)
     for err in result.errors:
         out.print(f"[red]error:[/] {err}", highlight=False)
+    for warning in result.warnings:
+        out.print(f"[yellow]warning:[/] {warning}", highlight=False)
     if result.output_dir:
         out.print()
         out.print(f"Report: {Path(result.output_dir) / 'report.md'}", markup=False)
@@ -104,15 +113,20 @@ def run(request: str, files: tuple[str, ...], images: str | None, llm: str | Non
     approver = _Approver(out) if approve else None
     orch = Orchestrator.from_config(config)
     asks: dict[str, Any] = {"approve_plan": approver.plan, "approve_tool": approver.tool} if approver else {}
-    if as_json:
-        result = orch.run(request, plan=plan, files=files, images=images, **asks)
-        click.echo(json.dumps(result.to_dict(), indent=2))
-    else:
-        with LiveTree(out, verbose) as tree:
-            if approver is not None:
-                approver.tree = tree
-            result = orch.run(request, plan=plan, files=files, images=images, on_event=tree, **asks)
-        _print_result(result, out)
+    watcher = RunWatcher()
+    try:
+        if as_json:
+            result = orch.run(request, plan=plan, files=files, images=images, on_event=watcher, **asks)
+            click.echo(json.dumps(result.to_dict(), indent=2))
+        else:
+            with LiveTree(out, verbose) as tree:
+                if approver is not None:
+                    approver.tree = tree
+                watcher.inner = tree
+                result = orch.run(request, plan=plan, files=files, images=images, on_event=watcher, **asks)
+            _print_result(result, out)
+    except KeyboardInterrupt:
+        interrupted(watcher.run_dir)
     raise SystemExit(_exit_code(result))
 
 
@@ -146,15 +160,18 @@ def resume(run_dir: str, tool_modules: tuple[str, ...], approve: bool, as_json: 
     approver = _Approver(out) if approve else None
     orch = Orchestrator.from_config(Config.from_env(), tools=_registry(tool_modules))
     ask = approver.tool if approver else None
-    if as_json:
-        result = orch.resume(run_dir, approve_tool=ask)
-        click.echo(json.dumps(result.to_dict(), indent=2))
-    else:
-        with LiveTree(out, verbose) as tree:
-            if approver is not None:
-                approver.tree = tree
-            result = orch.resume(run_dir, on_event=tree, approve_tool=ask)
-        _print_result(result, out)
+    try:
+        if as_json:
+            result = orch.resume(run_dir, approve_tool=ask)
+            click.echo(json.dumps(result.to_dict(), indent=2))
+        else:
+            with LiveTree(out, verbose) as tree:
+                if approver is not None:
+                    approver.tree = tree
+                result = orch.resume(run_dir, on_event=tree, approve_tool=ask)
+            _print_result(result, out)
+    except KeyboardInterrupt:
+        interrupted(run_dir)
     raise SystemExit(_exit_code(result))
 
 

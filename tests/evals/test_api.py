@@ -14,7 +14,7 @@ def test_all_names_exist_and_are_sorted() -> None:
         assert hasattr(evals, name), name
     public = {n for n in dir(evals) if not n.startswith("_") and n not in
               {"annotations", "base", "judge", "registry", "reporting", "runner", "scoring", "similarity", "suite",
-               "text_checks", "json_checks", "code_check", "run_checks"}}
+               "text_checks", "json_checks", "code_check", "run_checks", "suite_schema"}}
     assert public == set(evals.__all__)
 
 

@@ -69,8 +69,12 @@ class GitFiles:
             return None
         return self.repo.object_store[sha].data
 
-    def commit(self, changes: dict[str, bytes | None], message: str, *, update_index: bool = False) -> str:
+    def commit(self, changes: dict[str, bytes | None], message: str, *, update_index: bool = False,
+               fresh: bool = False) -> str:
         """Write `changes` (path -> content, None deletes) as one commit on HEAD; return its id.
+
+        With `fresh` the commit's tree holds only `changes` (a repair when HEAD's tree is damaged);
+        HEAD stays its parent when that commit can still be read.
 
         Commits are built from trees directly, so git's staging index is not needed and is left
         alone unless `update_index` (it costs a full index rewrite per commit: ~10x a save).
@@ -79,7 +83,9 @@ class GitFiles:
 
         store = self.repo.object_store
         head = self.head()
-        root = self._tree(head) or Tree()
+        if fresh and head is not None and head.encode() not in self.repo.object_store:
+            head = None
+        root = Tree() if fresh else (self._tree(head) or Tree())
         blobs: dict[str, bytes | None] = {}
         nested: dict[str, object] = {}
         for path, data in changes.items():
@@ -126,6 +132,56 @@ class GitFiles:
         if update_index:
             self._update_index(blobs)
         return commit.id.decode()
+
+    def fsck(self, limit: int | None = None) -> list[str]:
+        """Problems in the objects reachable from HEAD (missing or corrupt commits, trees, blobs),
+        like `git fsck` for what this store writes; `limit` bounds the commits walked."""
+        from dulwich.objects import Commit, Tree
+
+        head = self.head()
+        if head is None:
+            return []
+        store = self.repo.object_store
+        problems: list[str] = []
+        seen: set[bytes] = set()
+
+        def get(sha: bytes, what: str) -> object | None:
+            try:
+                obj = store[sha]
+                obj.check()
+                return obj
+            except KeyError:
+                problems.append(f"missing {what} {sha.decode()[:10]}")
+            except Exception as exc:  # noqa: BLE001 - dulwich raises several kinds for corrupt objects
+                problems.append(f"corrupt {what} {sha.decode()[:10]} ({type(exc).__name__})")
+            return None
+
+        def walk_tree(sha: bytes, where: str) -> None:
+            if sha in seen:
+                return
+            seen.add(sha)
+            tree = get(sha, f"tree {where or '/'}")
+            if isinstance(tree, Tree):
+                for entry in tree.items():
+                    path = f"{where}/{entry.path.decode()}"
+                    if entry.mode == 0o040000:
+                        walk_tree(entry.sha, path)
+                    elif entry.sha not in seen:
+                        seen.add(entry.sha)
+                        get(entry.sha, f"file {path.lstrip('/')}")
+
+        todo, walked = [head.encode()], 0
+        while todo and (limit is None or walked < limit):
+            sha = todo.pop()
+            if sha in seen:
+                continue
+            seen.add(sha)
+            walked += 1
+            commit = get(sha, "commit")
+            if isinstance(commit, Commit):
+                walk_tree(commit.tree, "")
+                todo.extend(commit.parents)
+        return problems
 
     def _update_index(self, blobs: dict[str, bytes | None]) -> None:
         from dulwich.index import index_entry_from_stat

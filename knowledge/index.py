@@ -87,7 +87,7 @@ class VectorIndex:
 
     @classmethod
     def load(cls, directory: Path | str) -> VectorIndex | None:
-        """The index saved in `directory`, or None when missing or unreadable (rebuild it)."""
+        """The index saved in `directory`, or None when missing, unreadable or inconsistent (rebuild it)."""
         import faiss
         import numpy as np
 
@@ -98,11 +98,34 @@ class VectorIndex:
             index = faiss.deserialize_index(raw)
         except (OSError, ValueError, RuntimeError, KeyError):
             return None
-        obj = cls(int(info["dim"]), info.get("model", ""), info.get("meta"))
-        if index.ntotal != len(info["ids"]):
+        try:
+            obj = cls(int(info["dim"]), info.get("model", ""), info.get("meta"))
+            if not _sound(index, obj.dim, info["ids"]):
+                return None
+            obj._index = index
+            obj._ids = {str(k): int(v) for k, v in info["ids"].items()}
+            obj._names = {v: k for k, v in obj._ids.items()}
+            obj._next = int(info["next"])
+        except (ValueError, TypeError, KeyError, AttributeError, RuntimeError):
             return None
-        obj._index = index
-        obj._ids = {k: int(v) for k, v in info["ids"].items()}
-        obj._names = {v: k for k, v in obj._ids.items()}
-        obj._next = int(info["next"])
         return obj
+
+
+def _sound(index: Any, dim: int, ids: dict[str, int]) -> bool:
+    """Whether a loaded index agrees with its metadata: dimension, count, ids, finite unit vectors."""
+    import faiss
+    import numpy as np
+
+    if index.d != dim or index.ntotal != len(ids) or not isinstance(ids, dict):
+        return False
+    if not hasattr(index, "id_map"):
+        return False
+    stored = faiss.vector_to_array(index.id_map)
+    if set(stored.tolist()) != {int(v) for v in ids.values()}:
+        return False
+    flat = faiss.downcast_index(index.index)
+    vectors = faiss.vector_to_array(flat.codes).view(np.float32).reshape(-1, dim) if index.ntotal else np.zeros((0, dim))
+    if not np.isfinite(vectors).all():
+        return False
+    norms = np.linalg.norm(vectors, axis=1)
+    return bool(np.all((np.abs(norms - 1.0) < 1e-3) | (norms == 0.0)))

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from planexec.datafiles import shipped
-from planexec.errors import InputError, UsageError
+from planexec.errors import ENV_ERRNOS, InputError, UsageError
 from planexec.knowledge.chunking import split_text
 from planexec.knowledge.fsutil import atomic_write_text, sha256_bytes
 from planexec.knowledge.index import VectorIndex
@@ -130,23 +130,43 @@ class KnowledgeBase:
 
         if self.index_dir.exists() and not self.index_dir.is_dir():
             raise UsageError(f"knowledge index path {self.index_dir} is a file; pass a folder")
-        self.index_dir.mkdir(parents=True, exist_ok=True)
-        with FileLock(str(self.index_dir / ".lock")):
+        try:
+            self.index_dir.mkdir(parents=True, exist_ok=True)
+            lock: Any = FileLock(str(self.index_dir / ".lock"))
+            lock.acquire()
+        except OSError as exc:  # a read-only or full home: use (or build in memory) what is there
+            if exc.errno not in ENV_ERRNOS:
+                raise
+            return self._build_locked(rebuild, progress, save=False)
+        try:
             return self._build_locked(rebuild, progress)
+        finally:
+            lock.release()
 
-    def _build_locked(self, rebuild: bool, progress: Progress | None) -> BuildReport:
+    def _build_locked(self, rebuild: bool, progress: Progress | None, save: bool = True) -> BuildReport:
         t0 = time.perf_counter()
         report = BuildReport()
         files = self._paper_files()
         manifest = self._read_manifest()
         index = VectorIndex.load(self.index_dir)
-        chunks = dict(manifest.get("chunks", {}))
+        chunks = manifest.get("chunks") if isinstance(manifest.get("chunks"), dict) else {}
+        files_ok = isinstance(manifest.get("files"), dict) and all(
+            isinstance(f, dict) and isinstance(f.get("sha256"), str) and isinstance(f.get("chunk_ids"), list)
+            for f in manifest["files"].values()
+        )
         stale = (
             rebuild
+            or not files_ok
             or index is None
             or manifest.get("settings") != self._settings()
             or set(index.ids()) != set(chunks)
+            or index.dim != self.embedder.dim
+            or not all(isinstance(c, dict) and isinstance(c.get("text"), str) for c in chunks.values())
         )
+        if stale and not rebuild and manifest:
+            msg = f"knowledge index in {self.index_dir} was damaged or out of date; rebuilt from the papers"
+            log.warning(msg)
+            report.warnings.append(msg)
         if stale:
             index = VectorIndex(self.embedder.dim, self.embedder.name)
             chunks, known = {}, {}
@@ -194,9 +214,10 @@ class KnowledgeBase:
             current[rel] = {"sha256": digest, "chunk_ids": ids}
             report.embedded_papers += 1
             report.embedded_chunks += len(pieces)
-        index.save(self.index_dir)
-        manifest = {"settings": self._settings(), "files": current, "chunks": chunks}
-        atomic_write_text(self.index_dir / "manifest.json", json.dumps(manifest))
+        if save and (stale or todo or report.removed_papers or set(current) != set(known)):
+            index.save(self.index_dir)
+            manifest = {"settings": self._settings(), "files": current, "chunks": chunks}
+            atomic_write_text(self.index_dir / "manifest.json", json.dumps(manifest))
         self._index, self._chunks = index, chunks
         report.papers = len(current)
         report.total_chunks = len(chunks)
@@ -205,9 +226,10 @@ class KnowledgeBase:
 
     def _read_manifest(self) -> dict[str, Any]:
         try:
-            return json.loads((self.index_dir / "manifest.json").read_text())
+            data = json.loads((self.index_dir / "manifest.json").read_text())
         except (OSError, ValueError):
             return {}
+        return data if isinstance(data, dict) else {}
 
     def _hybrid(self, query: str, k: int) -> list[tuple[str, float]]:
         """Dense cosine blended with BM25 (scaled to the best lexical hit): `lexical_weight` of each score."""

@@ -53,14 +53,19 @@ def _writable(path: Path) -> bool:
 
 @click.command()
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.option("--repair", is_flag=True, help="Repair the home: stale locks, damaged caches and files, starters.")
 @verbose_option
 @handle_errors
-def doctor(as_json: bool, verbose: bool) -> None:
-    """Report the sandbox's confinement layers, libraries, API keys and paths on this machine."""
+def doctor(as_json: bool, repair: bool, verbose: bool) -> None:
+    """Report the sandbox's confinement layers, libraries, API keys and paths, and check the home
+    (store integrity, caches, locks, disk space); exit 1 when the home has problems left."""
+    from planexec.cli import doctor_home
+
     report = facts()
+    report["home"] = doctor_home.home_report(repair)
     if as_json:
         click.echo(json.dumps(report, indent=2))
-        return
+        raise SystemExit(doctor_home.exit_code(report["home"]))
     out = console()
     out.print(f"[bold]planexec doctor[/bold]  Python {report['python']} on {report['platform']}")
     out.print("\n[bold]Sandbox[/bold]")
@@ -76,8 +81,8 @@ def doctor(as_json: bool, verbose: bool) -> None:
     out.print("\n[bold]LLM keys[/bold]")
     for key, present in report["llm_keys"].items():
         out.print(f"  {key:<18} {'set' if present else 'not set'}")
-    home = report["home"]
-    out.print(f"\n[bold]Home[/bold] {home['path']} ({'writable' if home['writable'] else 'NOT writable'})")
+    doctor_home.render(out, report["home"], repair)
+    raise SystemExit(doctor_home.exit_code(report["home"]))
 
 
 COMMANDS = [doctor]

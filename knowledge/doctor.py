@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from planexec.knowledge.capfiles import CAP_DIR, PENDING, CapabilityFiles
+from planexec.knowledge.sqlcache import damaged
 
 LOW_SPACE = 100 * 2**20
 
@@ -109,14 +110,28 @@ def _check_store(store: Path, seed_dir: Path | None) -> list[Finding]:
     return out
 
 
+def _read_only(path: Path) -> sqlite3.Connection:
+    """A read-only connection; on a read-only disk a WAL database opens only as immutable."""
+    try:
+        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        return db
+    except sqlite3.DatabaseError as exc:
+        if damaged(exc):
+            raise
+        return sqlite3.connect(f"{path.resolve().as_uri()}?immutable=1", uri=True)
+
+
 def _check_sqlite(path: Path, what: str, tables: set[str]) -> list[Finding]:
     if not path.exists():
         return []
     try:
-        with sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True) as db:
+        db = _read_only(path)
+        try:
             verdict = db.execute("PRAGMA quick_check").fetchone()[0]
             have = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        db.close()
+        finally:
+            db.close()
         if verdict != "ok" or not tables <= have:
             raise sqlite3.DatabaseError(verdict if verdict != "ok" else f"tables {sorted(have)}")
     except sqlite3.DatabaseError as exc:
@@ -131,10 +146,12 @@ def _check_vectors(path: Path) -> list[Finding]:
     if not path.exists():
         return []
     try:
-        with sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True) as db:
+        db = _read_only(path)
+        try:
             dims = {r[0]: int(r[1]) for r in db.execute("SELECT k, v FROM meta WHERE k LIKE 'dim:%'")}
             rows = db.execute("SELECT data FROM vec").fetchall()
-        db.close()
+        finally:
+            db.close()
     except (sqlite3.DatabaseError, ValueError):
         return []
     sizes = {4 * d for d in dims.values()} or {max((len(r[0]) for r in rows if isinstance(r[0], bytes)), default=0)}

@@ -10,6 +10,7 @@ ToolsReordered event.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import threading
 from collections.abc import Callable
@@ -23,6 +24,8 @@ from planexec.models import PlanStep, ToolAttempt
 from planexec.protocols import Embedder
 from planexec.similarity import tokens
 from planexec.state import RunState
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -42,6 +45,7 @@ class ToolLearner:
         self._lock = threading.Lock()
         self._vectors: dict[str, Any] = {}
         self._records: list[dict[str, Any]] | None = None
+        self._unsaved = False
 
     def _load(self) -> list[dict[str, Any]]:
         if self._records is None:
@@ -63,8 +67,12 @@ class ToolLearner:
     def _rewrite(self, records: list[dict[str, Any]]) -> None:
         """Keep only the newest records on disk (atomic replace), so the file stays bounded."""
         tmp = self.path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
-        os.replace(tmp, self.path)
+        try:
+            tmp.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+            os.replace(tmp, self.path)
+        except OSError as exc:
+            tmp.unlink(missing_ok=True)
+            log.warning("tool records in %s not trimmed (%s)", self.path, exc.strerror)
 
     def rates(self, goal: str, tools: tuple[str, ...]) -> dict[str, tuple[float, int]]:
         """Success rate and evidence count of each tool on goals like this one."""
@@ -116,9 +124,14 @@ class ToolLearner:
         new = [{"tool": a.tool, "ok": bool(a.ok), "goal": step.goal, "words": words} for a in attempts]
         with self._lock:
             self._load().extend(new)
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with self.path.open("a", encoding="utf-8") as fh:
-                fh.write("".join(json.dumps(r) + "\n" for r in new))
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                with self.path.open("a", encoding="utf-8") as fh:
+                    fh.write("".join(json.dumps(r) + "\n" for r in new))
+            except OSError as exc:  # a read-only or full home: the record stays in memory, the run goes on
+                level = logging.DEBUG if self._unsaved else logging.WARNING
+                self._unsaved = True
+                log.log(level, "tool records not saved to %s (%s)", self.path, exc.strerror)
 
 
 def tool_learner(config: Config) -> ToolLearner | None:

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from planexec.actions import CAPABILITY_TOOL
 from planexec.context import capability_store
+from planexec.errors import EnvironmentFailure
 from planexec.models import StepResult
 from planexec.state import RunState
 
@@ -22,9 +23,9 @@ def bookkeep(run: RunState, steps: Sequence[StepResult], warnings: list[str]) ->
     try:
         persist_capabilities(run, steps)
     except Exception as exc:  # noqa: BLE001 - the analysis is done; no bookkeeping failure may lose it
-        log.warning("capability library not updated", exc_info=True)
-        warnings.append(f"the capability library was not updated ({type(exc).__name__}: {exc}); the analysis "
-                        "above is complete. Run `planexec doctor --repair` to fix the library")
+        log.debug("capability library not updated", exc_info=True)
+        fix = "" if isinstance(exc, (EnvironmentFailure, OSError)) else " Run `planexec doctor --repair` to fix the library."
+        warnings.append(f"the capability library was not updated ({exc}); the analysis above is complete.{fix}")
         return True
     return bool(run.results.get("saved_capabilities"))
 

@@ -70,7 +70,7 @@ def environment_message(exc: BaseException) -> str | None:
     if isinstance(exc, EnvironmentFailure):
         return str(exc)
     if isinstance(exc, OSError) and exc.errno in ENV_ERRNOS:
-        return str(EnvironmentFailure.from_os_error(exc, exc.filename or _home()))
+        return str(EnvironmentFailure.from_os_error(exc, exc.filename or f"{_home()} or the output folder"))
     if isinstance(exc, sqlite3.OperationalError):
         text = str(exc).lower()
         if "readonly" in text or "read-only" in text:

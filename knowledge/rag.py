@@ -163,7 +163,7 @@ class KnowledgeBase:
             or index.dim != self.embedder.dim
             or not all(isinstance(c, dict) and isinstance(c.get("text"), str) for c in chunks.values())
         )
-        if stale and not rebuild and manifest:
+        if stale and not rebuild and (self.index_dir / "manifest.json").exists():
             msg = f"knowledge index in {self.index_dir} was damaged or out of date; rebuilt from the papers"
             log.warning(msg)
             report.warnings.append(msg)

@@ -14,7 +14,12 @@ from pathlib import Path
 
 from planexec.errors import UsageError
 from planexec.knowledge.capability import Capability, record_problems
-from planexec.knowledge.fsutil import atomic_write_text, sha256_text
+from planexec.knowledge.fsutil import (
+    atomic_write_bytes,
+    atomic_write_text,
+    sha256_bytes,
+    sha256_text,
+)
 from planexec.knowledge.gitstore import GitFiles
 
 log = logging.getLogger(__name__)
@@ -30,34 +35,39 @@ class CapabilityFiles:
         self.git = git
 
     def recover(self, stale: Callable[[], None]) -> None:
-        """Finish or roll back a write that a killed process left half done; `stale()` drops the cache."""
+        """Finish or roll back, as a whole, a write that a killed process left half done.
+
+        The pending mark lists the hash of every file the write meant to leave: when all of them
+        are on disk the write is committed, otherwise every one goes back to HEAD. A write of
+        several capabilities (a run's usage record) is thus never half applied. `stale()` drops the cache.
+        """
         pending_file = self.path / PENDING
         if not pending_file.exists():
             return
         self.git.clear_stale_locks()
         try:
-            ids = json.loads(pending_file.read_text())["ids"]
-        except (OSError, ValueError, KeyError):
-            ids = []
+            mark = json.loads(pending_file.read_text())
+            ids, files = list(mark["ids"]), dict(mark["files"])
+        except (OSError, ValueError, KeyError, TypeError):
+            ids, files = ["(unreadable mark)"], {p.relative_to(self.path).as_posix(): ""
+                                                 for p in (self.path / CAP_DIR).glob("*.*")}
+        disk = {rel: _read_bytes(self.path / rel) for rel in files}
+        complete = all(data is not None and sha256_bytes(data) == files[rel] for rel, data in disk.items())
         changes: dict[str, bytes | None] = {}
-        for cap_id in ids:
-            cap = self.read(cap_id)
-            for suffix in (".py", ".json"):
-                rel = f"{CAP_DIR}/{cap_id}{suffix}"
-                committed = self.git.read(rel)
-                if cap is not None:
-                    data = (self.path / rel).read_bytes()
-                    if data != committed:
-                        changes[rel] = data
-                elif committed is not None:
-                    (self.path / rel).write_bytes(committed)
-                else:
-                    (self.path / rel).unlink(missing_ok=True)
+        for rel, data in disk.items():
+            committed = self.git.read(rel)
+            if data == committed:
+                continue
+            if complete:
+                changes[rel] = data
+            elif committed is not None:
+                atomic_write_bytes(self.path / rel, committed, sync=False)
         if changes:
             self.git.commit(changes, f"Recover interrupted write of {', '.join(ids)}")
         stale()
         pending_file.unlink(missing_ok=True)
-        log.warning("capability store %s: recovered an interrupted write (%s)", self.path, ", ".join(ids))
+        log.warning("capability store %s: %s an interrupted write (%s)", self.path,
+                    "finished" if complete else "rolled back", ", ".join(ids))
 
     def read(self, cap_id: str) -> Capability | None:
         """The capability as on disk, or None when a file is missing, unreadable or inconsistent."""
@@ -120,25 +130,32 @@ class CapabilityFiles:
             problems = record_problems(cap.to_json())
             if problems:
                 raise UsageError(f"capability {cap.id!r} cannot be stored: {'; '.join(problems)}")
-        pending = self.path / PENDING
-        atomic_write_text(pending, json.dumps({"ids": [c.id for c in caps]}), sync=False)
-        changes: dict[str, bytes | None] = {}
+        texts: dict[str, str] = {}
         for cap in caps:
             cap.code_sha256 = sha256_text(cap.code)
-            files = {".py": cap.code, ".json": json.dumps(cap.to_json(), indent=2, sort_keys=True) + "\n"}
-            for suffix, text in files.items():
-                rel = f"{CAP_DIR}/{cap.id}{suffix}"
-                if not _same(self.path / rel, text):  # a reuse record changes only the .json
-                    atomic_write_text(self.path / rel, text, sync=False)
-                changes[rel] = text.encode("utf-8")
-        for rel, text in (extra or {}).items():
-            atomic_write_text(self.path / rel, text, sync=False)
+            texts[f"{CAP_DIR}/{cap.id}.py"] = cap.code
+            texts[f"{CAP_DIR}/{cap.id}.json"] = json.dumps(cap.to_json(), indent=2, sort_keys=True) + "\n"
+        texts.update(extra or {})
+        pending = self.path / PENDING
+        mark = {"ids": [c.id for c in caps], "files": {rel: sha256_text(t) for rel, t in texts.items()}}
+        atomic_write_text(pending, json.dumps(mark), sync=False)
+        changes: dict[str, bytes | None] = {}
+        for rel, text in texts.items():
+            if not _same(self.path / rel, text):  # a reuse record changes only the .json
+                atomic_write_text(self.path / rel, text, sync=False)
             changes[rel] = text.encode("utf-8")
         head = self.git.commit(changes, message)
         if committed is not None:
             committed(head)
         pending.unlink(missing_ok=True)
         return head
+
+
+def _read_bytes(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
 
 
 def _same(path: Path, text: str) -> bool:

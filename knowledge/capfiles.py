@@ -69,6 +69,19 @@ class CapabilityFiles:
         log.warning("capability store %s: %s an interrupted write (%s)", self.path,
                     "finished" if complete else "rolled back", ", ".join(ids))
 
+    def resnapshot(self, reason: str) -> tuple[str, int]:
+        """Commit every sound capability file on disk as a fresh tree (HEAD's own objects are damaged)."""
+        changes: dict[str, bytes | None] = {".gitignore": b".index/\n.lock\n.pending.json\n"}
+        for meta in sorted((self.path / CAP_DIR).glob("*.json")):
+            if self.read(meta.stem) is not None:
+                changes[f"{CAP_DIR}/{meta.name}"] = meta.read_bytes()
+                changes[f"{CAP_DIR}/{meta.stem}.py"] = (self.path / CAP_DIR / f"{meta.stem}.py").read_bytes()
+        kept = (len(changes) - 1) // 2
+        head = self.git.commit(changes, f"Repair: snapshot of {kept} sound capability files ({reason})", fresh=True)
+        log.warning("capability store %s: %s; committed the %d sound capability files on disk as a new snapshot",
+                    self.path, reason, kept)
+        return head, kept
+
     def read(self, cap_id: str) -> Capability | None:
         """The capability as on disk, or None when a file is missing, unreadable or inconsistent."""
         try:

@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from planexec.knowledge.capfiles import CAP_DIR, PENDING, CapabilityFiles
+from planexec.knowledge.capfiles import PENDING, CapabilityFiles
 from planexec.knowledge.sqlcache import damaged
 
 LOW_SPACE = 100 * 2**20
@@ -82,10 +82,15 @@ def _check_store(store: Path, seed_dir: Path | None) -> list[Finding]:
     out = []
     git = GitFiles(store)
     try:
-        problems = git.fsck()
-        out.append(Finding("store", not problems, "git objects sound" if not problems else
-                           f"{len(problems)} damaged git object(s): {'; '.join(problems[:3])}",
+        problems = git.fsck(limit=1)
+        history = [p for p in git.fsck() if p not in problems]
+        out.append(Finding("store", not problems, "git objects of HEAD sound" if not problems else
+                           f"{len(problems)} damaged git object(s) in HEAD: {'; '.join(problems[:3])}",
                            None if not problems else "commit the sound capability files on disk as a new snapshot"))
+        if history:
+            out.append(Finding("history", True, f"{len(history)} git object(s) of older versions are missing or "
+                               f"damaged ({'; '.join(history[:3])}); current capabilities are sound, those old "
+                               "versions cannot be restored"))
         locks = [p for p in [*(store / ".git").glob("*.lock"), *(store / ".git" / "refs").rglob("*.lock")]]
         out.append(Finding("locks", not locks, "no stale git locks" if not locks else
                            f"{len(locks)} git lock(s) left by a killed writer: {', '.join(p.name for p in locks)}",
@@ -211,8 +216,9 @@ def repair_home(home: Path, embedder: Any, seed: Path | bool = True) -> list[str
                 removed = git.clear_stale_locks()
                 if removed:
                     done.append(f"removed {removed} stale git lock(s)")
-                if git.fsck():
-                    done.append(_resnapshot(store, git))
+                if git.fsck(limit=1):
+                    _, kept = CapabilityFiles(store, git).resnapshot("damaged git objects in HEAD")
+                    done.append(f"committed {kept} sound capability files as a new snapshot")
             finally:
                 git.close()
     opened = CapabilityStore(store, embedder, seed=seed)
@@ -243,21 +249,6 @@ def _drop_bad_vectors(path: Path) -> int:
         db.executemany("DELETE FROM vec WHERE key = ?", bad)
     db.close()
     return len(bad)
-
-
-def _resnapshot(store: Path, git: Any) -> str:
-    """HEAD's objects are damaged: commit the sound capability files on disk as a fresh tree."""
-    files = CapabilityFiles(store, git)
-    changes: dict[str, bytes | None] = {".gitignore": b".index/\n.lock\n.pending.json\n"}
-    kept = 0
-    for meta in sorted((store / CAP_DIR).glob("*.json")):
-        cap = files.read(meta.stem)
-        if cap is not None:
-            changes[f"{CAP_DIR}/{meta.name}"] = meta.read_bytes()
-            changes[f"{CAP_DIR}/{meta.stem}.py"] = (store / CAP_DIR / f"{meta.stem}.py").read_bytes()
-            kept += 1
-    git.commit(changes, f"Repair: snapshot of {kept} sound capability files after damaged git objects", fresh=True)
-    return f"committed {kept} sound capability files as a new snapshot (damaged git objects)"
 
 
 def summary(findings: list[Finding]) -> dict[str, Any]:

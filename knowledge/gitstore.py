@@ -65,9 +65,20 @@ class GitFiles:
             return None
         try:
             _, sha = tree_lookup_path(self.repo.object_store.__getitem__, tree.id, path.encode())
-        except KeyError:
+            return self.repo.object_store[sha].data
+        except KeyError:  # absent there, or its object is missing (fsck names those)
             return None
-        return self.repo.object_store[sha].data
+
+    def head_sound(self) -> bool:
+        """Whether HEAD's commit and root tree can be read (a commit on top needs them)."""
+        head = self.head()
+        if head is None:
+            return True
+        try:
+            self._tree(head)
+            return True
+        except KeyError:
+            return False
 
     def commit(self, changes: dict[str, bytes | None], message: str, *, update_index: bool = False,
                fresh: bool = False) -> str:

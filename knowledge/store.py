@@ -124,6 +124,9 @@ class CapabilityStore:
         broken = self.git.clear_stale_locks()
         if broken:
             log.warning("capability store %s: removed %d stale git lock(s) left by a killed writer", self.path, broken)
+        if not self.git.head_sound():
+            self._files.resnapshot("HEAD's git objects are missing or damaged")
+            self._catalog.store(None)
         self._recover()
         if self.git.head() is None:
             self._write_many([], "Create capability store", extra={".gitignore": ".index/\n.lock\n.pending.json\n"})

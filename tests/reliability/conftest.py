@@ -63,20 +63,16 @@ def remount(path: Path, mode: str) -> None:
 def fill(path: Path) -> Path:
     """Fill the file system holding `path` to the last byte; returns the filler file."""
     filler = path / "filler"
-    with filler.open("wb") as fh:
-        try:
-            while True:
-                fh.write(b"\0" * 65536)
-                fh.flush()
-        except OSError:
-            pass
-    with (path / "filler2").open("wb") as fh:  # the last partial block
-        try:
-            while True:
-                fh.write(b"\0" * 512)
-                fh.flush()
-        except OSError:
-            pass
+    fd = os.open(filler, os.O_WRONLY | os.O_CREAT, 0o644)
+    try:
+        for size in (65536, 512, 1):
+            try:
+                while True:
+                    os.write(fd, b"\0" * size)
+            except OSError:
+                pass
+    finally:
+        os.close(fd)
     return filler
 
 
@@ -96,6 +92,8 @@ def unclear(done: subprocess.CompletedProcess[str]) -> int:
     """1 when a failed command's stderr is not exactly one `Error:` line naming the fix (0 when clear)."""
     if "Traceback" in done.stderr or "Traceback" in done.stdout:
         return 1
+    if done.returncode == 0:
+        return 0
     errors = [line for line in done.stderr.splitlines() if line.startswith("Error:")]
     return int(len(errors) != 1)
 

@@ -194,8 +194,11 @@ def _load(folder: Path, path: Path) -> dict[str, Any]:
                          f"Its answer is in {folder / 'report.md'}")
     if not data.get("plan"):
         raise UsageError(f"the run in {folder} stopped before it had a plan; run the request again")
-    data["plan"] = Plan.from_dict(data["plan"])
-    data["steps"] = [StepResult.from_dict(s) for s in data.get("steps") or ()]
+    try:
+        data["plan"] = Plan.from_dict(data["plan"])
+        data["steps"] = [StepResult.from_dict(s) for s in data.get("steps") or ()]
+    except UsageError as exc:  # a plan or step that no longer parses: the journal is damaged
+        raise ValueError(str(exc)) from None
     data["state"] = _unpack(data.get("state") or {}, folder / ARRAYS)
     data["results"] = _unpack(data.get("results") or {}, folder / ARRAYS)
     return data

@@ -16,7 +16,7 @@ from planexec.approval import review_plan
 from planexec.checkpoint import load_checkpoint, restore, save_checkpoint
 from planexec.config import Config
 from planexec.context import ContextBuilder, check_inputs
-from planexec.errors import LLMError, PlanexecError, RunAborted, ToolError
+from planexec.errors import LLMError, PlanexecError, RunAborted, ToolError, UsageError
 from planexec.evaluator import StepEvaluatorRegistry, default_evaluators
 from planexec.events import (
     EventBus,
@@ -39,7 +39,7 @@ from planexec.planner_reuse import ReuseFirstPlanner
 from planexec.protocols import InputGenerator, Planner, Synthesizer, Verifier
 from planexec.react import ReactLoop
 from planexec.replan import maybe_replan
-from planexec.report import RunLog, new_run_dir, write_reports
+from planexec.report import RunLog, discard_stub, new_run_dir, write_reports
 from planexec.scheduler import Scheduler
 from planexec.similarity import default_scorer
 from planexec.state import RunState
@@ -142,6 +142,10 @@ class Orchestrator:
             except (LLMError, ToolError) as exc:
                 run.errors.append(str(exc))
             return self._finish(run)
+        except UsageError:
+            if run.plan is None:
+                discard_stub(run.output_dir)  # a rejected input leaves no outputs/<timestamp>/ behind
+            raise
         finally:  # also when a usage error (an invalid plan) escapes: run.log and services close
             run.services.close()
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import threading
 import time
 from datetime import datetime
@@ -20,6 +21,12 @@ def new_run_dir(root: Path) -> Path:
     path = Path(root) / stamp
     path.mkdir(parents=True, exist_ok=False)
     return path
+
+
+def discard_stub(path: Path | None) -> None:
+    """Remove a run folder that holds nothing but its run.log (the run was refused before it began)."""
+    if path is not None and path.is_dir() and {p.name for p in path.iterdir()} <= {"run.log"}:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 class RunLog:

@@ -96,3 +96,16 @@ def test_ctrl_c_names_the_run_folder_and_the_resume_command(tmp_path: Path, demo
     resumed = cli("resume", str(run_dir), "--json", env=env)
     assert resumed.returncode == 0, resumed.stderr
     assert json.loads(resumed.stdout)["status"] == "succeeded"
+
+
+def test_zero_filled_npy_is_named_and_leaves_no_run_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PLANEXEC_EMBEDDER", "none")
+    stack = tmp_path / "movie.npy"
+    stack.write_bytes(b"\0" * (1 << 20))
+    outs = tmp_path / "outs"
+    result = CliRunner().invoke(planexec_cli, ["run", "Count the cells", "--images", str(stack),
+                                               "--output", str(outs)])
+    record("bad input: zero-filled .npy", unclear=int(result.exit_code != 2 or "allow_pickle" in result.output))
+    assert result.exit_code == 2, result.output
+    assert "not a NumPy .npy array" in result.output and "allow_pickle" not in result.output
+    assert not outs.exists() or not any(outs.iterdir()), "a rejected input left a run folder behind"

@@ -85,7 +85,8 @@ def record_problems(data: Any) -> list[str]:
     for key in _STRS:
         if key in data and not isinstance(data[key], str):
             problems.append(f"{key} must be a string")
-    if not str(data.get("description") or data.get("name") or "").strip():
+    description = data.get("description", data.get("name"))
+    if not isinstance(description, str) or not description.strip():
         problems.append("description is empty")
     for key in _STR_LISTS:
         value = data.get(key, [])

@@ -143,6 +143,17 @@ def test_killed_runs_resume_and_report_with_reuse_counted_once(tmp_path: Path, d
             assert report["status"] == "succeeded"
             assert after - before == uses, "reuse counted twice (or not at all) after the resume"
 
+    # A kill just after the end-of-run usage commit, before the checkpoint said "finished":
+    run_dir = Path(json.loads(first.stdout)["output_dir"])
+    journal = run_dir / "checkpoint.jsonl"
+    lines = journal.read_text().splitlines()
+    journal.write_text("\n".join(line for line in lines if not json.loads(line).get("finished")) + "\n")
+    before = _total_reuse(tmp_path / "home")
+    resumed = cli("resume", str(run_dir), "--json", env=env)
+    assert resumed.returncode == 0, resumed.stderr
+    record("SIGKILL after the end-of-run commit, then resume")
+    assert _total_reuse(tmp_path / "home") == before, "the resumed run counted its reuse a second time"
+
 
 def _total_reuse(home: Path) -> int:
     store = CapabilityStore(home / "capabilities", HashingEmbedder())

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -100,6 +101,27 @@ def reconcile(files: CapabilityFiles, seed: list[Capability]) -> Reconciliation:
         else:
             out.kept_edits.append(cap.id)
     return out
+
+
+def sync(files: CapabilityFiles, seed_dir: Path, index_dir: Path,
+         write: Callable[[list[Capability], str], object], now: str) -> Reconciliation | None:
+    """Reconcile the store (lock held) with the starters in `seed_dir`, writing what is missing,
+    damaged or changed upstream in one commit; None when the marker says nothing changed since."""
+    digest = seed_digest(seed_dir)
+    if marker_matches(index_dir, digest, files.git.head()):
+        return None
+    found = reconcile(files, read_capability_dir(seed_dir))
+    if found.write:
+        first = not files.ids_at(files.git.head())
+        message = f"Import {len(found.write)} builtin capabilities from {seed_dir.name}/" if first else found.message()
+        if not first:
+            log.warning("capability store %s: %s", files.path, message)
+        for cap in found.write:
+            cap.created = cap.created or now
+            cap.updated = now if cap.id in found.updated else (cap.updated or cap.created)
+        write(found.write, message)
+    write_marker(index_dir, digest, files.git.head())
+    return found
 
 
 def marker_matches(index_dir: Path, digest: str, head: str | None) -> bool:

@@ -133,21 +133,7 @@ class CapabilityStore:
         seed_dir = default_seed_dir() if self._seed is True else (Path(self._seed) if self._seed else None)
         if not seed_dir or not seed_dir.is_dir():
             return
-        index_dir = self.path / ".index"
-        digest = starters.seed_digest(seed_dir)
-        if starters.marker_matches(index_dir, digest, self.git.head()):
-            return
-        found = starters.reconcile(self._files, starters.read_capability_dir(seed_dir))
-        if found.write:
-            first = not self._files.ids_at(self.git.head())
-            message = f"Import {len(found.write)} builtin capabilities from {seed_dir.name}/" if first else found.message()
-            if not first:
-                log.warning("capability store %s: %s", self.path, message)
-            for cap in found.write:
-                cap.created = cap.created or _now()
-                cap.updated = _now() if cap.id in found.updated else (cap.updated or cap.created)
-            self._write_many(found.write, message)
-        starters.write_marker(index_dir, digest, self.git.head())
+        starters.sync(self._files, seed_dir, self.path / ".index", self._write_many, _now())
 
     @contextmanager
     def _writing(self) -> Iterator[None]:

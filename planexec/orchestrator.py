@@ -40,6 +40,7 @@ from planexec.protocols import InputGenerator, Planner, Synthesizer, Verifier
 from planexec.react import ReactLoop
 from planexec.replan import maybe_replan
 from planexec.report import RunLog, discard_stub, new_run_dir, write_reports
+from planexec.sandbox.forkserver import prewarm
 from planexec.scheduler import Scheduler
 from planexec.similarity import default_scorer
 from planexec.state import RunState
@@ -111,6 +112,8 @@ class Orchestrator:
         approve_tool: ToolApproval | None = None,
     ) -> RunResult:
         """Plan (unless `plan` is given), run every step with fallback and verification, answer."""
+        if images is not None:
+            prewarm()  # image runs use the sandbox: its imports overlap context and planning
         run = self._start(request, files, images, on_event)
         return self._drive(run, lambda: self._plan(run, plan), approve_plan, approve_tool)
 

@@ -128,6 +128,13 @@ class ForkServer:
             except (OSError, EOFError, ValueError):
                 self._stop()
 
+    def start(self) -> None:
+        """Start the server if it is not running (spawn does this too, on first use)."""
+        with self._lock:
+            if self._proc is None or self._proc.poll() is not None:
+                self._stop()
+                self._start()
+
     def running(self) -> bool:
         return self._proc is not None and self._proc.poll() is None
 
@@ -165,6 +172,19 @@ def get_server() -> ForkServer:
             _server = ForkServer()
             atexit.register(shutdown)
         return _server
+
+
+def prewarm() -> None:
+    """Start the fork server in the background now, so its imports overlap the caller's work."""
+    server = get_server()
+
+    def start() -> None:
+        try:
+            server.start()
+        except SandboxUnavailable:
+            pass  # the first real spawn retries and reports the reason
+
+    threading.Thread(target=start, name="planexec-forkserver-prewarm", daemon=True).start()
 
 
 def shutdown() -> None:

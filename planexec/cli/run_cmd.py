@@ -25,6 +25,7 @@ from planexec.config import BACKENDS, Config
 from planexec.errors import UsageError
 from planexec.models import Plan, RunResult
 from planexec.orchestrator import Orchestrator
+from planexec.sandbox.forkserver import prewarm
 from planexec.serialize import summarize
 from planexec.tools import ToolRegistry, default_registry
 
@@ -102,6 +103,8 @@ def run(request: str, files: tuple[str, ...], images: str | None, llm: str | Non
         base_url: str | None, plan_file: str | None, approve: bool, as_json: bool, output: str | None,
         verbose: bool) -> None:
     """Plan REQUEST, run each step with fallback tools and verification, and answer."""
+    if images:
+        prewarm()  # calcium runs use the sandbox: its imports overlap planning
     config = Config.from_env(llm=llm, model=model, base_url=base_url, output_root=Path(output) if output else None)
     plan = None
     if plan_file:
@@ -111,15 +114,17 @@ def run(request: str, files: tuple[str, ...], images: str | None, llm: str | Non
             fail(f"{plan_file} is not valid JSON ({exc}); a plan is a list of steps or {{\"steps\": [...]}}")
     out = console(stderr=as_json)
     approver = _Approver(out) if approve else None
-    orch = Orchestrator.from_config(config)
     asks: dict[str, Any] = {"approve_plan": approver.plan, "approve_tool": approver.tool} if approver else {}
     watcher = RunWatcher()
     try:
         if as_json:
+            orch = Orchestrator.from_config(config)
             result = orch.run(request, plan=plan, files=files, images=images, on_event=watcher, **asks)
             click.echo(json.dumps(result.to_dict(), indent=2))
         else:
             with LiveTree(out, verbose) as tree:
+                tree.title = f"planexec: {request} (loading tools and library)"
+                orch = Orchestrator.from_config(config)
                 if approver is not None:
                     approver.tree = tree
                 watcher.inner = tree

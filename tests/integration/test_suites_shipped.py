@@ -61,7 +61,8 @@ def test_the_curve_suites_ground_truth() -> None:
     """Default generation plants outliers 0 and 25; data/curves.npy is seed 7's 40 curves (0, 34, 36)."""
     assert generate_ensemble_curves().results["planted_outliers"] == [0, 25]
     sample = generate_ensemble_curves(n_curves=40, n_points=100, seed=7)
-    np.testing.assert_array_equal(sample.state["curves"], np.load(REPO / "data" / "curves.npy"))
+    # Tolerance, not bits: numpy builds differ in the last ulp of sin() on some processors.
+    np.testing.assert_allclose(sample.state["curves"], np.load(REPO / "data" / "curves.npy"), rtol=0, atol=1e-9)
     assert sample.results["planted_outliers"] == [0, 34, 36]
 
 

@@ -184,8 +184,8 @@ def _load_file(path: Path) -> tuple[np.ndarray, StackMeta]:
         if suffix in NPY_SUFFIXES:
             with path.open("rb") as fh:
                 if fh.read(6) != b"\x93NUMPY":  # else numpy takes it for a pickle and suggests allow_pickle
-                    raise InputError(f"{path}: not a NumPy .npy array (no .npy header; damaged, truncated or "
-                                     "another format); write the stack with numpy.save")
+                    raise InputError(f"{path}: cannot be read as an image stack: not a NumPy .npy array (no "
+                                     ".npy header: damaged, truncated or another format); write it with numpy.save")
             raw = np.load(path, allow_pickle=False)
         elif suffix in TIFF_SUFFIXES:
             raw = _read_tiff(path)

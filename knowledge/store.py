@@ -96,7 +96,13 @@ class CapabilityStore:
             self.git = GitFiles(self.path)
             self._files = CapabilityFiles(self.path, self.git)
             if not self.read_only:
-                self._heal()
+                try:
+                    self._heal()
+                except OSError as exc:  # a disk that filled up: read what is there, write nothing
+                    if exc.errno not in ENV_ERRNOS or self.git.head() is None:
+                        raise EnvironmentFailure.from_os_error(exc, exc.filename or self.path) from exc
+                    self.read_only = str(EnvironmentFailure.from_os_error(exc, exc.filename or self.path))
+                    log.warning("capability store %s opened read-only: %s", self.path, exc.strerror)
         self._opened = True
 
     def _prepare_dirs(self) -> str | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -127,3 +128,29 @@ def test_stale_locks_and_a_missing_object_never_lose_the_report(tmp_path: Path, 
     after = cli("run", COUNT, "--images", str(demo_images), "--json", env=env)
     assert after.returncode == 0 and not _report(after.stdout)["warnings"], after.stderr
     shutil.rmtree(outs)
+
+
+def test_disk_filling_up_during_seeding_heals_when_space_returns(tmpfs, tmp_path: Path) -> None:
+    mnt = tmpfs("8m")
+    filler = fill(mnt)
+    filler.write_bytes(b"")  # then take all but ~150 kB again: the first set-up runs out midway
+    with filler.open("wb") as fh:
+        fh.write(b"\0" * (8 * 2**20 - 150_000))
+    env = cli_env(mnt / "home", tmp_path / "outs")
+    first = cli("capabilities", "list", env=env)
+    record("disk full during seeding", unclear=unclear(first))
+    assert first.returncode in (0, 6) and not unclear(first), first.stderr
+    subprocess.run(["mount", "-o", "remount,size=16m", str(mnt)], check=True)
+    again = cli("capabilities", "list", env=env)
+    assert again.returncode == 0, again.stderr
+    store = CapabilityStore(mnt / "home" / "capabilities", HashingEmbedder())
+    try:
+        from planexec.knowledge.starters import read_capability_dir
+        from planexec.knowledge.store import default_seed_dir
+
+        seed = {c.id for c in read_capability_dir(default_seed_dir())}
+        have = {c.id for c in store.list(include_archived=True)}
+        record("disk full during seeding", tried=0, lost=len(seed - have))
+        assert have == seed and not store.git.fsck()
+    finally:
+        store.close()

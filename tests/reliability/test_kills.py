@@ -21,6 +21,8 @@ from planexec.knowledge.starters import read_capability_dir
 from planexec.knowledge.store import CapabilityStore, default_seed_dir
 from tests.reliability.conftest import PLANEXEC, cli, cli_env, record
 
+pytestmark = pytest.mark.slow
+
 SEEDER = """
 import sys
 from planexec.knowledge.embedder import HashingEmbedder
@@ -105,7 +107,6 @@ def test_killed_usage_commits_lose_nothing_acknowledged_and_count_once(tmp_path:
         assert len(tokens) == len(set(tokens)) or acknowledged == 0
 
 
-@pytest.mark.slow
 def test_killed_runs_resume_and_report_with_reuse_counted_once(tmp_path: Path, demo_images: Path) -> None:
     env = cli_env(tmp_path / "home", tmp_path / "outs")
     assert cli("capabilities", "list", env=env).returncode == 0

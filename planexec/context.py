@@ -45,10 +45,14 @@ def capability_store(config: Config) -> Any:
     return CapabilityStore(config.home / "capabilities", embedder=get_embedder(config.embedder))
 
 
-def _load_images(path: Path) -> tuple[Any, Any]:
-    from planexec.tools.calcium_io import load_stack
+def _load_images(path: Path, params: dict[str, Any]) -> tuple[Any, Any]:
+    """The movie and what was loaded; `params` may name fs, pixel_size, an HDF5 dataset and the axes."""
+    from planexec.tools.calcium_io import check_analysable, load_stack
 
-    return load_stack(path)
+    images, meta = load_stack(path, dataset=params.get("dataset"), axes=params.get("axes"),
+                              fs=params.get("fs"), pixel_size=params.get("pixel_size"))
+    check_analysable(images, meta)
+    return images, meta
 
 
 class Background:
@@ -101,10 +105,10 @@ class ContextBuilder:
         variables = run.state.setdefault("variables", {})
         run.services.set(Background.SERVICE, Background(run))
         if run.images is not None:
-            stack, meta = _load_images(run.images)
+            stack, meta = _load_images(run.images, run.state.get("params") or {})
             variables["images"] = stack
             run.state["stack_meta"] = meta
-            for warning in getattr(meta, "skipped", ()) or ():
+            for warning in [*(getattr(meta, "skipped", ()) or ()), *([meta.axes_note] if meta.axes_note else [])]:
                 run.bus.emit(LogMessage("warning", str(warning)))
         if CAPABILITY_TOOL in run.tools and run.images is not None:
             store = run.services.get("capability_store", lambda: capability_store(run.config))

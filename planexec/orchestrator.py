@@ -109,9 +109,15 @@ class Orchestrator:
         on_event: Subscriber | None = None,
         approve_plan: PlanApproval | None = None,
         approve_tool: ToolApproval | None = None,
+        params: dict[str, Any] | None = None,
     ) -> RunResult:
-        """Plan (unless `plan` is given), run every step with fallback and verification, answer."""
+        """Plan (unless `plan` is given), run every step with fallback and verification, answer.
+
+        `params` holds analysis settings the user states (e.g. `fs`, `pixel_size`); they are
+        recorded in the report.
+        """
         run = self._start(request, files, images, on_event)
+        run.state["params"] = dict(params or {})
         return self._drive(run, lambda: self._plan(run, plan), approve_plan, approve_tool)
 
     def resume(self, run_dir: str | Path, *, on_event: Subscriber | None = None,

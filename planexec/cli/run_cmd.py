@@ -87,12 +87,18 @@ def _exit_code(result: RunResult) -> int:
 @click.option("--approve", is_flag=True, help="Show the plan and ask before running it.")
 @click.option("--json", "as_json", is_flag=True, help="Print only the RunResult JSON on stdout.")
 @click.option("--output", type=click.Path(file_okay=False), default=None, help="Folder for run outputs (default: outputs/).")
+@click.option("--fs", type=float, default=None, help="Frame rate in Hz (overrides the movie's TIFF tags).")
+@click.option("--pixel-size", type=float, default=None, help="Pixel size in µm (overrides the movie's TIFF tags).")
 @verbose_option
 @handle_errors
 def run(request: str, files: tuple[str, ...], images: str | None, llm: str | None, model: str | None,
         base_url: str | None, plan_file: str | None, approve: bool, as_json: bool, output: str | None,
-        verbose: bool) -> None:
+        fs: float | None, pixel_size: float | None, verbose: bool) -> None:
     """Plan REQUEST, run each step with fallback tools and verification, and answer."""
+    params = {k: v for k, v in (("fs", fs), ("pixel_size", pixel_size)) if v is not None}
+    for name, value in params.items():
+        if not value > 0:
+            fail(f"--{name.replace('_', '-')} {value:g} must be a positive number (e.g. --fs 30, --pixel-size 0.8)", 2)
     config = Config.from_env(llm=llm, model=model, base_url=base_url, output_root=Path(output) if output else None)
     plan = None
     if plan_file:
@@ -105,13 +111,13 @@ def run(request: str, files: tuple[str, ...], images: str | None, llm: str | Non
     orch = Orchestrator.from_config(config)
     asks: dict[str, Any] = {"approve_plan": approver.plan, "approve_tool": approver.tool} if approver else {}
     if as_json:
-        result = orch.run(request, plan=plan, files=files, images=images, **asks)
+        result = orch.run(request, plan=plan, files=files, images=images, params=params, **asks)
         click.echo(json.dumps(result.to_dict(), indent=2))
     else:
         with LiveTree(out, verbose) as tree:
             if approver is not None:
                 approver.tree = tree
-            result = orch.run(request, plan=plan, files=files, images=images, on_event=tree, **asks)
+            result = orch.run(request, plan=plan, files=files, images=images, on_event=tree, params=params, **asks)
         _print_result(result, out)
     raise SystemExit(_exit_code(result))
 

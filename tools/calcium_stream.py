@@ -52,11 +52,15 @@ def reference_image(movie: Movie | np.ndarray, frames: int = 100) -> np.ndarray:
 
 def phase_offsets(frames: np.ndarray, reference: np.ndarray, max_shift: int | None = None) -> np.ndarray:
     """(y, x) whole-pixel shifts moving each frame onto `reference`, by phase correlation (K×2 int)."""
-    ref = np.fft.rfft2(reference - reference.mean())
-    spec = np.fft.rfft2(frames - frames.mean(axis=(1, 2), keepdims=True))
-    cross = ref[None] * np.conj(spec)
-    cross /= np.maximum(np.abs(cross), 1e-12)
-    corr = np.fft.irfft2(cross, s=reference.shape)
+    from scipy import fft  # keeps float32 as complex64: half numpy's memory per chunk
+
+    ref = fft.rfft2(np.asarray(reference - reference.mean(), dtype=np.float32))
+    spec = fft.rfft2(frames - frames.mean(axis=(1, 2), keepdims=True, dtype=np.float32))
+    np.conjugate(spec, out=spec)
+    spec *= ref[None]
+    spec /= np.maximum(np.abs(spec), np.float32(1e-12))
+    corr = fft.irfft2(spec, s=reference.shape)
+    del spec
     h, w = reference.shape
     limit = max_shift if max_shift is not None else max(1, min(h, w) // 4)
     ys = np.r_[0:limit + 1, h - limit:h] if 2 * limit < h else np.arange(h)

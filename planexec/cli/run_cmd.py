@@ -72,6 +72,14 @@ def _print_result(result: RunResult, out: Any) -> None:
             out.print(f"Figures: {', '.join(figures)}", markup=False)
 
 
+def _json(result: RunResult) -> str:
+    """report.json when the run wrote one (large arrays as references to arrays/*.npy), else the whole RunResult."""
+    report = Path(result.output_dir) / "report.json" if result.output_dir else None
+    if report is not None and report.is_file():
+        return report.read_text(encoding="utf-8")
+    return json.dumps(result.to_dict(), indent=2)
+
+
 def _exit_code(result: RunResult) -> int:
     return {"succeeded": 0, "partial": 0, "rejected": 3}.get(result.status, 1)
 
@@ -85,7 +93,8 @@ def _exit_code(result: RunResult) -> int:
 @click.option("--base-url", default=None, help="OpenAI-compatible server URL (Ollama, vLLM, llama.cpp).")
 @click.option("--plan", "plan_file", type=click.Path(exists=True, dir_okay=False), help="Run this plan (JSON) instead of planning.")
 @click.option("--approve", is_flag=True, help="Show the plan and ask before running it.")
-@click.option("--json", "as_json", is_flag=True, help="Print only the RunResult JSON on stdout.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print only the run's JSON on stdout (report.json: arrays referenced in arrays/*.npy).")
 @click.option("--output", type=click.Path(file_okay=False), default=None, help="Folder for run outputs (default: outputs/).")
 @click.option("--fs", type=float, default=None, help="Frame rate in Hz (overrides the movie's TIFF tags).")
 @click.option("--pixel-size", type=float, default=None, help="Pixel size in µm (overrides the movie's TIFF tags).")
@@ -112,7 +121,7 @@ def run(request: str, files: tuple[str, ...], images: str | None, llm: str | Non
     asks: dict[str, Any] = {"approve_plan": approver.plan, "approve_tool": approver.tool} if approver else {}
     if as_json:
         result = orch.run(request, plan=plan, files=files, images=images, params=params, **asks)
-        click.echo(json.dumps(result.to_dict(), indent=2))
+        click.echo(_json(result))
     else:
         with LiveTree(out, verbose) as tree:
             if approver is not None:

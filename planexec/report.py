@@ -85,6 +85,7 @@ def markdown(result: RunResult) -> str:
         if s.evaluation and s.evaluation.concerns:
             lines += [f"  - concern: {c}" for c in s.evaluation.concerns]
         lines.append("")
+    lines += _params_table(result.params)
     scalars = {k: v for k, v in to_jsonable(result.results).items() if isinstance(v, (int, float, str, bool))}
     if scalars:
         lines += ["## Key results", "", "| name | value |", "|---|---|"]
@@ -98,3 +99,12 @@ def markdown(result: RunResult) -> str:
     lines += ["## Usage", "", f"LLM calls: {u.calls}, prompt tokens: {u.prompt_tokens}, completion tokens: {u.completion_tokens}",
               "", "Timings: " + ", ".join(f"{k} {v:.2f}s" for k, v in result.timings.items()), ""]
     return "\n".join(lines)
+
+
+def _params_table(params: dict[str, Any]) -> list[str]:
+    """The analysis parameters and where each came from (a default, the request text, the caller)."""
+    values, sources = params.get("values") or {}, params.get("sources") or {}
+    if not values:
+        return []
+    rows = [f"| {k} | {'auto' if v is None else summarize(v, 60)} | {sources.get(k, '')} |" for k, v in values.items()]
+    return ["## Parameters", "", "| name | value | from |", "|---|---|---|", *rows, ""]

@@ -18,6 +18,7 @@ from planexec.config import BACKENDS, Config
 from planexec.errors import UsageError
 from planexec.models import Plan, RunResult
 from planexec.orchestrator import Orchestrator
+from planexec.params import from_pairs
 from planexec.serialize import summarize
 from planexec.tools import ToolRegistry, default_registry
 
@@ -87,12 +88,15 @@ def _exit_code(result: RunResult) -> int:
 @click.option("--approve", is_flag=True, help="Show the plan and ask before running it.")
 @click.option("--json", "as_json", is_flag=True, help="Print only the RunResult JSON on stdout.")
 @click.option("--output", type=click.Path(file_okay=False), default=None, help="Folder for run outputs (default: outputs/).")
+@click.option("--param", "param_pairs", multiple=True, metavar="KEY=VALUE",
+              help="An analysis parameter, e.g. diameter=10, fs=30, tau=1.0, neuropil_coefficient=0.7 (repeatable).")
 @verbose_option
 @handle_errors
 def run(request: str, files: tuple[str, ...], images: str | None, llm: str | None, model: str | None,
         base_url: str | None, plan_file: str | None, approve: bool, as_json: bool, output: str | None,
-        verbose: bool) -> None:
+        param_pairs: tuple[str, ...], verbose: bool) -> None:
     """Plan REQUEST, run each step with fallback tools and verification, and answer."""
+    params = from_pairs(param_pairs)
     config = Config.from_env(llm=llm, model=model, base_url=base_url, output_root=Path(output) if output else None)
     plan = None
     if plan_file:
@@ -105,13 +109,13 @@ def run(request: str, files: tuple[str, ...], images: str | None, llm: str | Non
     orch = Orchestrator.from_config(config)
     asks: dict[str, Any] = {"approve_plan": approver.plan, "approve_tool": approver.tool} if approver else {}
     if as_json:
-        result = orch.run(request, plan=plan, files=files, images=images, **asks)
+        result = orch.run(request, plan=plan, files=files, images=images, params=params, **asks)
         click.echo(json.dumps(result.to_dict(), indent=2))
     else:
         with LiveTree(out, verbose) as tree:
             if approver is not None:
                 approver.tree = tree
-            result = orch.run(request, plan=plan, files=files, images=images, on_event=tree, **asks)
+            result = orch.run(request, plan=plan, files=files, images=images, on_event=tree, params=params, **asks)
         _print_result(result, out)
     raise SystemExit(_exit_code(result))
 

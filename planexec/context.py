@@ -55,6 +55,24 @@ def _load_images(path: Path, params: dict[str, Any]) -> tuple[Any, Any]:
     return images, meta
 
 
+def _acquisition_into_params(run: RunState, meta: Any) -> None:
+    """The movie's own frame rate and pixel size become the run's parameters when nobody set them;
+    an unknown rate is said out loud, since the capabilities then assume one."""
+    acq = meta.acquisition
+    if run.params.sources.get("fs") == "request":
+        acq.fs_source = "stated in the request"
+    if run.params.sources.get("pixel_size") == "request":
+        acq.pixel_size_source = "stated in the request"
+    values = run.state.setdefault("variables", {}).setdefault("params", {})
+    for key, value, source in (("fs", acq.fs, acq.fs_source), ("pixel_size", acq.pixel_size, acq.pixel_size_source)):
+        if value is not None and run.params.values.get(key) is None:  # the file's value; the user's wins
+            run.params.values[key], run.params.sources[key] = value, source
+            values[key] = value
+    if acq.fs is None and run.params.values.get("fs") is None:
+        run.bus.emit(LogMessage("warning", "the movie records no frame rate and none was given: analyses that need "
+                                           "one assume 10 Hz, times are reported in frames; pass --fs HZ"))
+
+
 class Background:
     """Passages from the papers for the run's request, retrieved on first use.
 
@@ -105,9 +123,10 @@ class ContextBuilder:
         variables = run.state.setdefault("variables", {})
         run.services.set(Background.SERVICE, Background(run))
         if run.images is not None:
-            stack, meta = _load_images(run.images, run.state.get("params") or {})
+            stack, meta = _load_images(run.images, run.params.values)
             variables["images"] = stack
             run.state["stack_meta"] = meta
+            _acquisition_into_params(run, meta)
             for warning in [*(getattr(meta, "skipped", ()) or ()), *([meta.axes_note] if meta.axes_note else [])]:
                 run.bus.emit(LogMessage("warning", str(warning)))
         if CAPABILITY_TOOL in run.tools and run.images is not None:

@@ -200,6 +200,8 @@ class RunResult:
     events: list[dict[str, Any]] = field(default_factory=list)
     replans: list[dict[str, Any]] = field(default_factory=list)
     execution_sequence: list[dict[str, Any]] = field(default_factory=list)
+    params: dict[str, Any] = field(default_factory=dict)
+    """The analysis parameters used: {"values": {...}, "sources": {key: default|request|api}}."""
 
     @property
     def ok(self) -> bool:
@@ -226,6 +228,7 @@ class RunResult:
             "timings": dict(self.timings),
             "replans": to_jsonable(self.replans),
             "execution_sequence": to_jsonable(self.execution_sequence),
+            "params": to_jsonable(self.params),
         }
 
     @classmethod
@@ -244,4 +247,5 @@ class RunResult:
             timings=dict(d.get("timings") or {}),
             replans=list(d.get("replans") or ()),
             execution_sequence=list(d.get("execution_sequence") or ()),
+            params=dict(d.get("params") or {}),
         )

@@ -54,13 +54,15 @@ class RunLog:
                 self._fh.close()
 
 
-def run_record(state: dict[str, Any]) -> dict[str, Any]:
-    """What was analysed and how: the input (path, shape, dtype, fs, pixel size), parameters, version."""
+def run_record(result: RunResult, state: dict[str, Any]) -> dict[str, Any]:
+    """What was analysed and by what: the input (path, shape, dtype, fs, pixel size) and the version.
+
+    The parameters (every value with where it came from) are the RunResult's own `params`."""
     import planexec
 
     meta = state.get("stack_meta")
     inputs = meta.describe() if meta is not None and hasattr(meta, "describe") else {}
-    return {"version": planexec.__version__, "inputs": inputs, "params": to_jsonable(state.get("params") or {})}
+    return {"version": planexec.__version__, "inputs": inputs}
 
 
 def write_reports(result: RunResult, state: dict[str, Any]) -> None:
@@ -69,7 +71,7 @@ def write_reports(result: RunResult, state: dict[str, Any]) -> None:
     if not result.output_dir:
         return
     out = Path(result.output_dir)
-    record = run_record(state)
+    record = run_record(result, state)
     calcium = calcium_outputs(out, state, record["version"])
     record["outputs"] = calcium.outputs
     code = _code(result, state, record)
@@ -89,9 +91,8 @@ def _code(result: RunResult, state: dict[str, Any], record: dict[str, Any]) -> s
     blocks = state.get("code_blocks") or []
     if not blocks:
         return ""
-    inputs = record.get("inputs") or {}
-    return standalone_script(result.request, blocks, record["version"], inputs.get("fs"),
-                             time_axis_of(state.get("stack_meta")))
+    params = dict((state.get("variables") or {}).get("params") or (result.params or {}).get("values") or {})
+    return standalone_script(result.request, blocks, record["version"], params, time_axis_of(state.get("stack_meta")))
 
 
 def markdown(result: RunResult, record: dict[str, Any] | None = None, figures: list[Path] | None = None,
@@ -103,9 +104,7 @@ def markdown(result: RunResult, record: dict[str, Any] | None = None, figures: l
         lines += ["## Input", "", "| field | value |", "|---|---|"]
         lines += [f"| {k} | {summarize(v, 200)} |" for k, v in record["inputs"].items()] + [""]
     if record:
-        params = record.get("params") or {}
-        lines += ["## Parameters", "", f"planexec {record.get('version')}", ""]
-        lines += ([f"- {k} = {summarize(v, 200)}" for k, v in params.items()] or ["none given (defaults)"]) + [""]
+        lines += [f"planexec {record.get('version')}", ""]
     if result.plan:
         lines += ["## Plan", "", "| step | goal | tools | depends on | status |", "|---|---|---|---|---|"]
         status = {s.step.step_num: s.status for s in result.steps}
@@ -125,6 +124,7 @@ def markdown(result: RunResult, record: dict[str, Any] | None = None, figures: l
         if s.evaluation and s.evaluation.concerns:
             lines += [f"  - concern: {c}" for c in s.evaluation.concerns]
         lines.append("")
+    lines += _params_table(result.params)
     scalars = {k: v for k, v in to_jsonable(result.results).items() if isinstance(v, (int, float, str, bool))}
     if scalars:
         lines += ["## Key results", "", "| name | value |", "|---|---|"]
@@ -155,3 +155,12 @@ def _relative(path: Path, root: Path) -> str:
         return str(path.resolve().relative_to(root.resolve()))
     except ValueError:
         return str(path)
+
+
+def _params_table(params: dict[str, Any]) -> list[str]:
+    """The analysis parameters and where each came from (a default, the request text, the caller)."""
+    values, sources = params.get("values") or {}, params.get("sources") or {}
+    if not values:
+        return []
+    rows = [f"| {k} | {'auto' if v is None else summarize(v, 60)} | {sources.get(k, '')} |" for k, v in values.items()]
+    return ["## Parameters", "", "| name | value | from |", "|---|---|---|", *rows, ""]

@@ -12,6 +12,8 @@ import re
 import textwrap
 from typing import Any
 
+from planexec.serialize import to_jsonable
+
 _HEADER = '''"""{title}
 
 Written by planexec {version}. Runs on its own with numpy, scipy and scikit-image
@@ -45,8 +47,8 @@ except ImportError:  # figures are skipped, the analysis is not
 
 TIME_AXIS = {time_axis}
 """Which axis of a .npy stack is time (the run used axis {time_axis})."""
-RUN_FS = {fs!r}
-"""The frame rate the run used (Hz; None: not known)."""
+RUN_PARAMS = {params!r}
+"""The analysis parameters the run used (`fs` in Hz; None: estimated from the data or unknown)."""
 '''
 
 _LOADER = '''
@@ -135,10 +137,13 @@ def _save(results, out):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("movie", help="folder of frames, TIFF or .npy stack")
-    parser.add_argument("--fs", type=float, default=RUN_FS, help="frame rate in Hz")
+    parser.add_argument("--fs", type=float, default=None, help="frame rate in Hz (default: the run's)")
     parser.add_argument("--out", default="results", help="folder for the results")
     args = parser.parse_args(argv)
-    results = analyse(load_movie(args.movie), args.fs)
+    params = dict(RUN_PARAMS)
+    if args.fs is not None:
+        params["fs"] = args.fs
+    results = analyse(load_movie(args.movie), params)
     _save(results, Path(args.out))
 
 
@@ -155,12 +160,12 @@ def _outputs(header: str) -> list[str]:
     return re.findall(r"'([^']+)'", match.group(1)) if match else []
 
 
-def standalone_script(request: str, blocks: list[tuple[str, str]], version: str, fs: float | None,
+def standalone_script(request: str, blocks: list[tuple[str, str]], version: str, params: dict[str, Any],
                       time_axis: int = 0) -> str:
     """The script for the run's code blocks; the run's own input-loading block is replaced by `load_movie`."""
     steps = [(h, c) for h, c in blocks if not h.startswith("Inputs:")]
     title = f"planexec analysis: {request.strip().splitlines()[0][:90]}".replace('"""', "'''")
-    body: list[str] = ["", "def analyse(images, fs=None):",
+    body: list[str] = ["", "def analyse(images, params=None):",
                        '    """Every step of the run, in order; returns the variables they made."""']
     for header, code in steps:
         body.append("    # " + "=" * 72)
@@ -181,9 +186,10 @@ def standalone_script(request: str, blocks: list[tuple[str, str]], version: str,
     else:  # code without declared outputs (written by a model): return every plain variable
         body += [f"    keep = {_KEEP!r}",
                  "    return {k: v for k, v in locals().items()",
-                 "            if not k.startswith('_') and k not in ('images', 'keep') and type(v).__name__ in keep}",
+                 "            if not k.startswith('_') and k not in ('images', 'params', 'keep') and type(v).__name__ in keep}",
                  ""]
-    head = _HEADER.format(title=title, version=version, time_axis=int(time_axis), fs=fs)
+    body.insert(3, "    params = dict(RUN_PARAMS if params is None else params)")
+    head = _HEADER.format(title=title, version=version, time_axis=int(time_axis), params=to_jsonable(params))
     return head + _LOADER.format() + "\n".join(body) + _MAIN.format()
 
 

@@ -50,7 +50,7 @@ def _image(path: Path) -> str:
 
 
 def html(result: RunResult, record: dict[str, Any], figures: list[Path], cells: list[Any], code: str) -> str:
-    """The page for `result`; `record` holds inputs, params, version and outputs (as in report.json)."""
+    """The page for `result`; `record` holds inputs, version and outputs (as in report.json)."""
     parts = [
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">",
         f"<title>planexec: {escape(result.request[:80])}</title><style>{_STYLE}</style></head><body>",
@@ -62,9 +62,10 @@ def html(result: RunResult, record: dict[str, Any], figures: list[Path], cells: 
     inputs = record.get("inputs") or {}
     if inputs:
         parts += ["<h2>Input</h2>", _table([[k, v] for k, v in inputs.items()], ["field", "value"])]
-    params = record.get("params") or {}
+    params, sources = (result.params or {}).get("values") or {}, (result.params or {}).get("sources") or {}
     parts += ["<h2>Parameters</h2>",
-              _table([[k, v] for k, v in params.items()], ["name", "value"]) if params else "<p>none given (defaults)</p>"]
+              _table([[k, "auto" if v is None else v, sources.get(k, "")] for k, v in params.items()],
+                     ["name", "value", "from"]) if params else "<p>none</p>"]
     if result.plan:
         status = {s.step.step_num: s.status for s in result.steps}
         parts += ["<h2>Plan</h2>", _table(

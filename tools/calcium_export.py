@@ -123,7 +123,7 @@ def collect(state: dict[str, Any]) -> CalciumResults | None:
     else:
         stat, sources["stat"] = [], "none (the run produced no ROI masks)"
     out = CalciumResults(F=F, stat=stat, iscell=np.zeros((F.shape[0], 2), np.float32), labels=labels,
-                         inputs=inputs, params=dict(state.get("params") or {}), sources=sources,
+                         inputs=inputs, params=dict(variables.get("params") or {}), sources=sources,
                          mean_image=mean_image)
     out.max_image, _ = _array(variables, "max_image")
     _fill_neuropil(out, variables)

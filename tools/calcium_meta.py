@@ -35,10 +35,10 @@ class Acquisition:
         """The user's values win over the file's; each is checked to be a positive number."""
         out = Acquisition(self.fs, self.pixel_size, self.fs_source, self.pixel_size_source)
         if fs is not None:
-            out.fs, out.fs_source = _positive(fs, "fs", "--fs 30"), "given (--fs)"
+            out.fs, out.fs_source = _positive(fs, "fs", "--fs 30"), "given (--fs / params)"
         if pixel_size is not None:
             out.pixel_size = _positive(pixel_size, "pixel_size", "--pixel-size 0.8")
-            out.pixel_size_source = "given (--pixel-size)"
+            out.pixel_size_source = "given (--pixel-size / params)"
         return out
 
 

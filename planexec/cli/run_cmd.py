@@ -18,6 +18,7 @@ from planexec.config import BACKENDS, Config
 from planexec.errors import UsageError
 from planexec.models import Plan, RunResult
 from planexec.orchestrator import Orchestrator
+from planexec.params import from_pairs
 from planexec.serialize import summarize
 from planexec.tools import ToolRegistry, default_registry
 
@@ -96,18 +97,22 @@ def _exit_code(result: RunResult) -> int:
 @click.option("--json", "as_json", is_flag=True,
               help="Print only the run's JSON on stdout (report.json: arrays referenced in arrays/*.npy).")
 @click.option("--output", type=click.Path(file_okay=False), default=None, help="Folder for run outputs (default: outputs/).")
+@click.option("--param", "param_pairs", multiple=True, metavar="KEY=VALUE",
+              help="An analysis parameter, e.g. diameter=10, fs=30, tau=1.0, neuropil_coefficient=0.7 (repeatable).")
 @click.option("--fs", type=float, default=None, help="Frame rate in Hz (overrides the movie's TIFF tags).")
 @click.option("--pixel-size", type=float, default=None, help="Pixel size in µm (overrides the movie's TIFF tags).")
 @verbose_option
 @handle_errors
 def run(request: str, files: tuple[str, ...], images: str | None, llm: str | None, model: str | None,
         base_url: str | None, plan_file: str | None, approve: bool, as_json: bool, output: str | None,
-        fs: float | None, pixel_size: float | None, verbose: bool) -> None:
+        param_pairs: tuple[str, ...], fs: float | None, pixel_size: float | None, verbose: bool) -> None:
     """Plan REQUEST, run each step with fallback tools and verification, and answer."""
-    params = {k: v for k, v in (("fs", fs), ("pixel_size", pixel_size)) if v is not None}
-    for name, value in params.items():
-        if not value > 0:
-            fail(f"--{name.replace('_', '-')} {value:g} must be a positive number (e.g. --fs 30, --pixel-size 0.8)", 2)
+    params = from_pairs(param_pairs)
+    for name, value in (("fs", fs), ("pixel_size", pixel_size)):  # shorthands for --param fs=... etc.
+        if value is not None:
+            if not value > 0:
+                fail(f"--{name.replace('_', '-')} {value:g} must be a positive number (e.g. --fs 30, --pixel-size 0.8)", 2)
+            params[name] = value
     config = Config.from_env(llm=llm, model=model, base_url=base_url, output_root=Path(output) if output else None)
     plan = None
     if plan_file:

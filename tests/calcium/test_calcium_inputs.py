@@ -42,7 +42,7 @@ def test_ome_tiff_time_increment_in_ms(tmp_path: Path) -> None:
 def test_user_values_override_tags_and_untagged_rate_stays_unknown(tmp_path: Path) -> None:
     tifffile.imwrite(tmp_path / "m.tif", _movie(), imagej=True, metadata={"finterval": 0.1, "axes": "TYX"})
     _, meta = load_stack(tmp_path / "m.tif", fs=15.5, pixel_size=1.2)
-    assert (meta.fs, meta.pixel_size) == (15.5, 1.2) and meta.acquisition.fs_source == "given (--fs)"
+    assert (meta.fs, meta.pixel_size) == (15.5, 1.2) and meta.acquisition.fs_source == "given (--fs / params)"
     tifffile.imwrite(tmp_path / "plain.tif", _movie())
     _, plain = load_stack(tmp_path / "plain.tif")
     assert plain.fs is None and plain.describe()["fs_source"] == "not recorded"

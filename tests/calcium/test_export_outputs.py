@@ -60,7 +60,8 @@ def test_suite2p_folder_loads_like_suite2p_users_load_it(calcium_run: RunResult)
     assert np.isfinite(corrected).all()
     assert ops["fs"] == FS and ops["nframes"] == t and ops["pixel_size_um"] == PIXEL
     assert (ops["Ly"], ops["Lx"]) == ops["meanImg"].shape == (64, 64)
-    assert "neuropil" not in ops["sources"]["F"] and "derived" in ops["sources"]["Fneu"]
+    assert ops["sources"]["F"].startswith("run variable")
+    assert ops["sources"]["Fneu"].startswith(("run variable Fneu", "derived at export"))
     mean = ops["meanImg"]
     for i, s in enumerate(stat):
         assert {"ypix", "xpix", "lam", "med", "radius", "npix", "overlap"} <= set(s)
@@ -70,8 +71,14 @@ def test_suite2p_folder_loads_like_suite2p_users_load_it(calcium_run: RunResult)
         assert F[i].mean() == pytest.approx(mean[s["ypix"], s["xpix"]].mean(), rel=1e-4)
     centroids = [s["med"] for s in stat]
     assert match_cells(TRUTH["cell_centroids"], centroids).f1 >= 0.9
-    events = calcium_run.results["events"]
-    assert int((spks > 0).sum()) == len({(e["cell"], e["frame"]) for e in events})
+    results = calcium_run.results
+    if ops["sources"]["spks"] == "run variable spks":  # the run deconvolved: exported as is
+        np.testing.assert_allclose(spks, np.asarray(results["spks"]), rtol=1e-6)
+    else:  # derived from detected events: one nonzero entry per (cell, frame) event
+        assert int((spks > 0).sum()) == len({(e["cell"], e["frame"]) for e in results["events"]})
+    if "reg_offsets" in ops["sources"]:
+        offsets = np.asarray(results["reg_offsets"])
+        np.testing.assert_array_equal(np.column_stack([ops["yoff"], ops["xoff"]]), offsets)
 
 
 @slow
@@ -150,8 +157,9 @@ def test_report_json_holds_summaries_references_and_what_was_analysed(calcium_ru
     assert path.stat().st_size < 100_000
     inputs = raw["inputs"]
     assert inputs["path"] == str(IMAGES) and inputs["shape"] == [100, 64, 64] and inputs["dtype"] == "uint8"
-    assert (inputs["fs"], inputs["pixel_size_um"]) == (FS, PIXEL) and inputs["fs_source"] == "given (--fs)"
-    assert raw["params"] == {"fs": FS, "pixel_size": PIXEL} and raw["version"]
+    assert (inputs["fs"], inputs["pixel_size_um"]) == (FS, PIXEL) and inputs["fs_source"] == "given (--fs / params)"
+    assert (raw["params"]["values"]["fs"], raw["params"]["values"]["pixel_size"]) == (FS, PIXEL) and raw["version"]
+    assert raw["params"]["sources"]["fs"] == "api"
     assert raw["outputs"]["nwb"] == "calcium.nwb" and raw["outputs"]["suite2p"].startswith("suite2p/plane0/")
     refs = [v for v in raw["results"].values() if isinstance(v, dict) and "$npy" in v]
     assert refs and all((path.parent / r["$npy"]).is_file() for r in refs)

@@ -58,7 +58,7 @@ def test_html_report_renders_in_headless_chromium(tmp_path: Path) -> None:
     assert "src=\"http" not in text and "<script" not in text  # self-contained, nothing to fetch
     dom = _chromium(tmp_path, "--dump-dom", page.as_uri()).stdout
     assert 'id="status"' in dom and "succeeded" in dom and "Analyse &lt;the&gt; calcium movie" in dom
-    for needle in ("<h2>Input</h2>", "given (--fs)", "<h2>Cells (3)</h2>", "event_rate_hz", "<h2>Code</h2>",
+    for needle in ("<h2>Input</h2>", "given (--fs / params)", "<h2>Cells (3)</h2>", "event_rate_hz", "<h2>Code</h2>",
                    "mean_image = images.mean(axis=0)", "suite2p/plane0/", "calcium.nwb"):
         assert needle in dom, needle
     assert dom.count("data:image/png;base64,") == 3  # ROI map, traces, raster

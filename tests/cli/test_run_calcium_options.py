@@ -44,7 +44,7 @@ def test_fs_and_pixel_size_reach_the_report(tmp_path: Path) -> None:
     folder = Path(json.loads(r.stdout)["output_dir"])
     inputs = json.loads((folder / "report.json").read_text())["inputs"]
     assert inputs["fs"] == 2.0 and inputs["fs_source"] == "TIFF ImageJ finterval"
-    assert inputs["pixel_size_um"] == 0.75 and inputs["pixel_size_source"] == "given (--pixel-size)"
+    assert inputs["pixel_size_um"] == 0.75 and inputs["pixel_size_source"] == "given (--pixel-size / params)"
 
 
 @pytest.mark.slow

@@ -116,7 +116,8 @@ def save_checkpoint(run: RunState, finished: bool = False) -> Path | None:
         line: dict[str, Any] = {"version": VERSION, "finished": finished}
         if not journal.header:
             line["header"] = {"request": run.request, "files": [str(f) for f in run.files],
-                              "images": str(run.images) if run.images else None}
+                              "images": str(run.images) if run.images else None,
+                              "params": to_jsonable(run.params.given())}
         if run.plan is not None and run.plan is not journal.plan:
             line["plan"] = run.plan.to_dict()
             line["tool_modules"] = tool_modules(run)

@@ -202,6 +202,8 @@ class RunResult:
     execution_sequence: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     """Problems after the analysis finished (e.g. the capability library not updated); status unaffected."""
+    params: dict[str, Any] = field(default_factory=dict)
+    """The analysis parameters used: {"values": {...}, "sources": {key: default|request|api}}."""
 
     @property
     def ok(self) -> bool:
@@ -229,6 +231,7 @@ class RunResult:
             "replans": to_jsonable(self.replans),
             "execution_sequence": to_jsonable(self.execution_sequence),
             "warnings": list(self.warnings),
+            "params": to_jsonable(self.params),
         }
 
     @classmethod
@@ -248,4 +251,5 @@ class RunResult:
             replans=list(d.get("replans") or ()),
             execution_sequence=list(d.get("execution_sequence") or ()),
             warnings=list(d.get("warnings") or ()),
+            params=dict(d.get("params") or {}),
         )

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,6 +32,7 @@ from planexec.inputs import HeuristicInputGenerator, LLMInputGenerator
 from planexec.learning import tool_learner
 from planexec.llm.base import LLM
 from planexec.models import Plan, PlanStep, RunResult, StepResult
+from planexec.params import resolve as resolve_params
 from planexec.persist import bookkeep
 from planexec.planner_heuristic import HeuristicPlanner
 from planexec.planner_llm import LLMPlanner
@@ -110,18 +111,24 @@ class Orchestrator:
         on_event: Subscriber | None = None,
         approve_plan: PlanApproval | None = None,
         approve_tool: ToolApproval | None = None,
+        params: Mapping[str, Any] | None = None,
     ) -> RunResult:
-        """Plan (unless `plan` is given), run every step with fallback and verification, answer."""
+        """Plan (unless `plan` is given), run every step with fallback and verification, answer.
+
+        `params` sets analysis parameters (`diameter`, `fs`, `tau`, `neuropil_coefficient`, ...;
+        see `planexec.params`); they override values stated in the request text.
+        """
         if images is not None:
             prewarm()  # image runs use the sandbox: its imports overlap context and planning
-        run = self._start(request, files, images, on_event)
+        run = self._start(request, files, images, on_event, params=params)
         return self._drive(run, lambda: self._plan(run, plan), approve_plan, approve_tool)
 
     def resume(self, run_dir: str | Path, *, on_event: Subscriber | None = None,
                approve_tool: ToolApproval | None = None) -> RunResult:
         """Continue a checkpointed run from its last finished step, without re-running finished steps."""
         data = load_checkpoint(run_dir)
-        run = self._start(data["request"], data["files"], data["images"], on_event, Path(run_dir))
+        run = self._start(data["request"], data["files"], data["images"], on_event, Path(run_dir),
+                          data.get("params"))
         return self._drive(run, lambda: restore(run, data), None, approve_tool)
 
     def _drive(self, run: RunState, make_plan: Callable[[], Plan], approve_plan: PlanApproval | None,
@@ -155,13 +162,16 @@ class Orchestrator:
     # -- the parts of the loop ------------------------------------------------------------
 
     def _start(self, request: str, files: Sequence[str | Path], images: str | Path | None,
-               on_event: Subscriber | None, output_dir: Path | None = None) -> RunState:
+               on_event: Subscriber | None, output_dir: Path | None = None,
+               params: Mapping[str, Any] | None = None) -> RunState:
         if not request or not request.strip():
             raise PlanexecError("the request is empty; say what you want done")
         paths, img = check_inputs(files, images)
+        resolved = resolve_params(request, params)
         bus = EventBus([on_event] if on_event else [])
         out = output_dir or (new_run_dir(self.config.output_root) if self.config.write_outputs else None)
-        run = RunState(request.strip(), self.config, self.tools, bus, self.llm, paths, img, out)
+        run = RunState(request.strip(), self.config, self.tools, bus, self.llm, paths, img, out, params=resolved)
+        run.state["variables"] = {"params": dict(resolved.values)}
         if self.llm is not None:
             run.usage_start = self.llm.usage.copy()
         if out is not None:
@@ -219,7 +229,7 @@ class Orchestrator:
             results=run.results, usage=run.llm.usage.minus(run.usage_start) if run.llm else run.usage_start,
             errors=run.errors + ([run.aborted] if run.aborted else []), artifacts=run.artifacts,
             output_dir=str(run.output_dir) if run.output_dir else None, timings=run.timings,
-            replans=run.replans, execution_sequence=run.execution_sequence,
+            replans=run.replans, execution_sequence=run.execution_sequence, params=run.params.to_dict(),
         )
         run.bus.emit(RunFinished(result.status, answer, result.output_dir, run.timings["total"]))
         result.events = [e.to_dict() for e in run.bus.history]

@@ -1,7 +1,9 @@
-"""A run's folder: `outputs/<timestamp>/` with report.json, report.md, run.log and generated code."""
+"""A run's folder: `outputs/<timestamp>/` with report.json, report.md, report.html, run.log,
+generated_code.py and, for calcium runs, a suite2p-style folder and an NWB file."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 import threading
@@ -12,6 +14,10 @@ from typing import Any
 
 from planexec.events import Event
 from planexec.models import RunResult
+from planexec.report_calcium import calcium_outputs
+from planexec.report_code import standalone_script, time_axis_of
+from planexec.report_html import html
+from planexec.report_json import ArrayStore, externalize
 from planexec.serialize import summarize, to_jsonable
 
 
@@ -55,24 +61,57 @@ class RunLog:
                 self._fh.close()
 
 
+def run_record(result: RunResult, state: dict[str, Any]) -> dict[str, Any]:
+    """What was analysed and by what: the input (path, shape, dtype, fs, pixel size) and the version.
+
+    The parameters (every value with where it came from) are the RunResult's own `params`."""
+    import planexec
+
+    meta = state.get("stack_meta")
+    inputs = meta.describe() if meta is not None and hasattr(meta, "describe") else {}
+    return {"version": planexec.__version__, "inputs": inputs}
+
+
 def write_reports(result: RunResult, state: dict[str, Any]) -> None:
-    """Write report.json, report.md and (when steps ran code) generated_code.py into result.output_dir."""
+    """Write into result.output_dir: field-format outputs (suite2p folder, NWB), report figures,
+    report.json (arrays in arrays/*.npy), report.md, report.html and generated_code.py."""
     if not result.output_dir:
         return
     out = Path(result.output_dir)
-    (out / "report.json").write_text(json.dumps(result.to_dict()), encoding="utf-8")
-    (out / "report.md").write_text(markdown(result), encoding="utf-8")
+    record = run_record(result, state)
+    calcium = calcium_outputs(out, state, record["version"])
+    record["outputs"] = calcium.outputs
+    code = _code(result, state, record)
+    if code:
+        (out / "generated_code.py").write_text(code, encoding="utf-8")
+        record["outputs"]["generated_code"] = "generated_code.py"
+    record["outputs"]["report_html"] = "report.html"
+    data = {**result.to_dict(), **record}
+    report = externalize(data, ArrayStore(out))
+    (out / "report.json").write_text(json.dumps(report), encoding="utf-8")
+    figures = calcium.figures + [Path(a) for a in result.artifacts if a.endswith(".png") and Path(a).is_file()]
+    (out / "report.md").write_text(markdown(result, record, figures, calcium.cells), encoding="utf-8")
+    (out / "report.html").write_text(html(result, record, figures, calcium.cells, code), encoding="utf-8")
+
+
+def _code(result: RunResult, state: dict[str, Any], record: dict[str, Any]) -> str:
     blocks = state.get("code_blocks") or []
-    if blocks:
-        parts = ['"""Every step of this run that ran code, in order; runnable with the run\'s inputs."""', ""]
-        for header, code in blocks:
-            parts += ["# " + "=" * 76, *(f"# {line}" for line in header.splitlines()), "# " + "=" * 76, code.rstrip(), ""]
-        (out / "generated_code.py").write_text("\n".join(parts), encoding="utf-8")
+    if not blocks:
+        return ""
+    params = dict((state.get("variables") or {}).get("params") or (result.params or {}).get("values") or {})
+    return standalone_script(result.request, blocks, record["version"], params, time_axis_of(state.get("stack_meta")))
 
 
-def markdown(result: RunResult) -> str:
-    """A human-readable report of the run."""
+def markdown(result: RunResult, record: dict[str, Any] | None = None, figures: list[Path] | None = None,
+             cells: list[Any] | None = None) -> str:
+    """A human-readable report of the run: input, parameters, plan, steps, figures shown inline, cells."""
     lines = [f"# planexec run: {result.request}", "", f"**Status:** {result.status}", "", "## Answer", "", result.answer, ""]
+    record = record or {}
+    if record.get("inputs"):
+        lines += ["## Input", "", "| field | value |", "|---|---|"]
+        lines += [f"| {k} | {summarize(v, 200)} |" for k, v in record["inputs"].items()] + [""]
+    if record:
+        lines += [f"planexec {record.get('version')}", ""]
     if result.plan:
         lines += ["## Plan", "", "| step | goal | tools | depends on | status |", "|---|---|---|---|---|"]
         status = {s.step.step_num: s.status for s in result.steps}
@@ -92,11 +131,22 @@ def markdown(result: RunResult) -> str:
         if s.evaluation and s.evaluation.concerns:
             lines += [f"  - concern: {c}" for c in s.evaluation.concerns]
         lines.append("")
+    lines += _params_table(result.params)
     scalars = {k: v for k, v in to_jsonable(result.results).items() if isinstance(v, (int, float, str, bool))}
     if scalars:
         lines += ["## Key results", "", "| name | value |", "|---|---|"]
         lines += [f"| {k} | {summarize(v, 120)} |" for k, v in scalars.items()]
         lines.append("")
+    if figures and result.output_dir:
+        lines += ["## Figures", ""]
+        lines += [f"![{p.stem}]({_relative(p, Path(result.output_dir))})" for p in figures] + [""]
+    if cells:
+        head = [f.name for f in dataclasses.fields(cells[0])]
+        lines += [f"## Cells ({len(cells)})", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        lines += ["| " + " | ".join("—" if v is None else f"{v:.4g}" if isinstance(v, float) else str(v)
+                                   for v in dataclasses.astuple(c)) + " |" for c in cells] + [""]
+    if record.get("outputs"):
+        lines += ["## Output files", ""] + [f"- {k}: {v}" for k, v in record["outputs"].items()] + [""]
     if result.artifacts:
         lines += ["## Artifacts", ""] + [f"- {a}" for a in result.artifacts] + [""]
     if result.errors:
@@ -107,3 +157,19 @@ def markdown(result: RunResult) -> str:
     lines += ["## Usage", "", f"LLM calls: {u.calls}, prompt tokens: {u.prompt_tokens}, completion tokens: {u.completion_tokens}",
               "", "Timings: " + ", ".join(f"{k} {v:.2f}s" for k, v in result.timings.items()), ""]
     return "\n".join(lines)
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(root.resolve()))
+    except ValueError:
+        return str(path)
+
+
+def _params_table(params: dict[str, Any]) -> list[str]:
+    """The analysis parameters and where each came from (a default, the request text, the caller)."""
+    values, sources = params.get("values") or {}, params.get("sources") or {}
+    if not values:
+        return []
+    rows = [f"| {k} | {'auto' if v is None else summarize(v, 60)} | {sources.get(k, '')} |" for k, v in values.items()]
+    return ["## Parameters", "", "| name | value | from |", "|---|---|---|", *rows, ""]

@@ -12,6 +12,7 @@ from planexec.config import Config
 from planexec.events import EventBus
 from planexec.llm.base import LLM
 from planexec.models import Plan, PlanStep, StepResult, Usage
+from planexec.params import Params
 from planexec.protocols import PlanningContext
 from planexec.tools.base import Services, ToolContext, ToolOutput
 from planexec.tools.registry import ToolRegistry
@@ -46,6 +47,8 @@ class RunState:
     started: float = field(default_factory=time.perf_counter)
     usage_start: Usage = field(default_factory=Usage)
     capabilities: tuple[Any, ...] = ()
+    params: Params = field(default_factory=Params)
+    """Analysis parameters (diameter, fs, tau, ...), resolved from the request and the caller."""
     running: set[int] = field(default_factory=set)
     """Steps being executed right now (kept by the scheduler; a replan keeps them)."""
     lock: threading.RLock = field(default_factory=threading.RLock)

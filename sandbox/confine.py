@@ -196,8 +196,11 @@ def scrub_environment(scratch: str) -> None:
     os.environ.update({"HOME": scratch, "TMPDIR": scratch, "PATH": "/usr/bin:/bin"})
 
 
-def apply(layers: tuple[str, ...], scratch: str, limits: Limits) -> list[str]:
-    """Apply the requested layers in order; returns what was applied. Raises if one fails."""
+def apply(layers: tuple[str, ...], scratch: str, limits: Limits, read_files: tuple[str, ...] = ()) -> list[str]:
+    """Apply the requested layers in order; returns what was applied. Raises if one fails.
+
+    `read_files` are single files the worker may read (and nothing else): file-backed inputs.
+    """
     applied = []
     if "rlimits" in layers:
         set_limits(limits)
@@ -210,6 +213,7 @@ def apply(layers: tuple[str, ...], scratch: str, limits: Limits) -> list[str]:
     if "landlock" in layers:
         devices = [("/dev/null", landlock.READ_FILE | landlock.WRITE_FILE),
                    ("/dev/urandom", landlock.READ_FILE), ("/dev/zero", landlock.READ_FILE)]
+        devices += [(path, landlock.READ_FILE) for path in read_files]
         features = landlock.restrict(read_paths(), [scratch], devices)
         applied.append("landlock(" + ",".join(features) + ")")
     if "seccomp" in layers:

@@ -23,6 +23,32 @@ MB = 1 << 20
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
+def file_backed(arr: Any) -> str | None:
+    """The `.npy` file behind `arr` when it is the whole file mapped read-only (`np.load(p, mmap_mode="r")`).
+
+    Such an input reaches the worker as that path, which it maps read-only (Landlock grants it
+    that one file, to read), so a movie larger than memory is neither copied nor loaded.
+    """
+    import numpy as np
+
+    if not isinstance(arr, np.memmap) or arr.mode != "r" or not arr.filename:
+        return None
+    path = os.path.realpath(arr.filename)
+    if not path.endswith(".npy") or not os.path.isfile(path):
+        return None
+    try:
+        with open(path, "rb") as fh:
+            version = np.lib.format.read_magic(fh)
+            read = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+            shape, fortran, dtype = read(fh)
+            offset = fh.tell()
+    except (OSError, ValueError):
+        return None
+    whole = (tuple(shape) == arr.shape and dtype == arr.dtype and not fortran and arr.offset == offset
+             and arr.flags.c_contiguous)
+    return path if whole else None
+
+
 class WorkerGone(Exception):
     """The worker stopped answering: timed out, crashed or broke the protocol."""
 
@@ -40,6 +66,8 @@ class Worker:
         self.dir_fd = os.open(self.scratch, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         self.sock: socket.socket | None = None
         self.pid: int | None = None
+        self.read_files: list[str] = []
+        """File-backed inputs the worker maps read-only from where they lie (see `file_backed`)."""
         self.layers: tuple[str, ...] = ()
         try:
             self._start(inputs, cpu_seconds)
@@ -54,7 +82,8 @@ class Worker:
                   "file_bytes": max(sb.file_mb * MB, 2 * mapped), "open_files": 64,
                   "processes": 64}
         request = {"scratch": self.scratch, "layers": list(sb.layers), "limits": limits,
-                   "inputs": "inputs.json" if inputs else None, "output_chars": sb.output_chars}
+                   "inputs": "inputs.json" if inputs else None, "output_chars": sb.output_chars,
+                   "read_files": list(self.read_files)}
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         self.sock = ours
         try:
@@ -78,6 +107,11 @@ class Worker:
 
         def save(arr: Any) -> str:
             nonlocal total, count
+            source = file_backed(arr)
+            if source is not None:
+                self.read_files.append(source)
+                total += int(arr.nbytes)
+                return source
             count += 1
             name = f"in_{count}.npy"
             np.save(os.path.join(self.scratch, name), np.ascontiguousarray(arr), allow_pickle=False)

@@ -87,7 +87,8 @@ def _serve(comm_fd: int, req: dict[str, Any], server_pid: int) -> int:
     _isolate(comm_fd, scratch, server_pid)
     sock = socket.socket(fileno=comm_fd)
     try:
-        applied = confine.apply(tuple(req["layers"]), scratch, confine.Limits(**req["limits"]))
+        applied = confine.apply(tuple(req["layers"]), scratch, confine.Limits(**req["limits"]),
+                                tuple(req.get("read_files") or ()))
     except Exception as exc:  # noqa: BLE001 - fail closed and say why
         wire.send(sock, {"ready": False, "error_type": "SandboxError",
                          "error": f"could not confine the worker: {type(exc).__name__}: {exc}"})
@@ -125,6 +126,7 @@ class _State:
         import skimage
 
         self.scratch = scratch
+        self.read_files = frozenset(str(p) for p in req.get("read_files") or ())
         self.output_cap = int(req.get("output_chars", 20_000))
         self.counter = 0
         self.ns: dict[str, Any] = {
@@ -144,6 +146,8 @@ class _State:
     def _load_array(self, name: str) -> Any:
         import numpy as np
 
+        if name in self.read_files:  # a file-backed input: mapped read-only where it lies, never copied
+            return np.load(name, mmap_mode="r", allow_pickle=False)
         if not wire.SAFE_NAME.match(name):
             raise wire.WireError(f"bad array name {name!r}")
         path = os.path.join(self.scratch, name)

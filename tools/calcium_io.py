@@ -1,9 +1,11 @@
 """Load a calcium-imaging movie as float32 T×H×W in [0, 1], whatever form it arrives in.
 
 Accepted: a folder of PNG frames (natural order, RGB made gray, 8- or 16-bit), a multi-page
-TIFF or a folder of TIFFs, or a `.npy` stack. Integer data is divided by its type's maximum,
-so intensities keep their ratios (ΔF/F is unchanged). Corrupted frames are skipped and named
-in `StackMeta.skipped`; everything else the user must fix raises InputError.
+TIFF or a folder of TIFFs, a `.npy` stack, or an HDF5 file (`dataset` names the array when it
+holds several). Integer data is divided by its type's maximum, so intensities keep their
+ratios (ΔF/F is unchanged). Corrupted frames are skipped and named in `StackMeta.skipped`;
+everything else the user must fix raises InputError. Frame rate and pixel size come from the
+file's tags or the caller (`calcium_meta`); `calcium_movie` streams files too large to load.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from pathlib import Path
 import numpy as np
 
 from planexec.errors import InputError
+from planexec.tools.calcium_meta import Acquisition, from_tiff
+from planexec.tools.calcium_movie import HDF5_SUFFIXES, open_movie
 
 PNG_SUFFIXES = (".png",)
 TIFF_SUFFIXES = (".tif", ".tiff")
@@ -33,6 +37,32 @@ class StackMeta:
     source_files: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     """One "file: reason" line per unreadable frame that was left out."""
+    path: str = ""
+    acquisition: Acquisition = field(default_factory=Acquisition)
+    """Frame rate (Hz) and pixel size (µm), with where each came from; None when nobody said."""
+    axes_note: str = ""
+    """How the time axis was chosen, when the file did not say (empty otherwise)."""
+    dataset: str = ""
+
+    @property
+    def fs(self) -> float | None:
+        return self.acquisition.fs
+
+    @property
+    def pixel_size(self) -> float | None:
+        return self.acquisition.pixel_size
+
+    def describe(self) -> dict[str, object]:
+        """What a report records about the input: path, shape, dtype, fs, pixel size and their sources."""
+        acq = self.acquisition
+        return {"path": self.path, "dataset": self.dataset or None, "shape": [self.frames, self.height, self.width],
+                "dtype": self.dtype, "fs": acq.fs, "fs_source": acq.fs_source or "not recorded",
+                "pixel_size_um": acq.pixel_size, "pixel_size_source": acq.pixel_size_source or "not recorded",
+                "axes_note": self.axes_note or None, "skipped_frames": len(self.skipped)}
+
+
+MIN_FRAMES = 10
+"""Fewest frames an analysis accepts: a baseline, a noise level and an event need some time."""
 
 
 def natural_key(name: str) -> list[object]:
@@ -178,8 +208,21 @@ def _load_folder(folder: Path) -> tuple[np.ndarray, StackMeta]:
     return images, meta
 
 
-def _load_file(path: Path) -> tuple[np.ndarray, StackMeta]:
+def _load_file(path: Path, dataset: str | None, axes: str | None) -> tuple[np.ndarray, StackMeta]:
     suffix = path.suffix.lower()
+    try:
+        movie = open_movie(path, dataset=dataset, axes=axes) if _streamable(path) else None
+    except InputError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - report any decoder failure as unreadable input
+        raise InputError(f"{path}: cannot be read as an image stack ({exc}); check the file") from None
+    if movie is not None:
+        raw = movie.read(0, movie.frames)
+        images = _to_unit(raw, path.name)
+        meta = StackMeta(frames=movie.frames, height=movie.height, width=movie.width, dtype=str(raw.dtype),
+                         source_files=[str(path)], path=str(path), acquisition=movie.acquisition,
+                         axes_note=movie.axes_note, dataset=movie.dataset)
+        return images, meta
     try:
         if suffix in NPY_SUFFIXES:
             with path.open("rb") as fh:
@@ -193,7 +236,7 @@ def _load_file(path: Path) -> tuple[np.ndarray, StackMeta]:
             raw = _read_png(path)
         else:
             raise InputError(
-                f"{path.name}: not an image stack (.png frames folder, .tif/.tiff or .npy expected)"
+                f"{path.name}: not an image stack (.png frames folder, .tif/.tiff, .npy or .h5 expected)"
             )
     except InputError:
         raise
@@ -215,14 +258,70 @@ def _load_file(path: Path) -> tuple[np.ndarray, StackMeta]:
         width=images.shape[2],
         dtype=str(raw.dtype),
         source_files=[str(path)],
+        path=str(path),
+        acquisition=_tiff_acquisition(path) if suffix in TIFF_SUFFIXES else Acquisition(),
     )
     return images, meta
 
 
-def load_stack(path: str | Path) -> tuple[np.ndarray, StackMeta]:
-    """The movie at `path` as C-contiguous float32 T×H×W in [0, 1], with what was loaded."""
+def _streamable(path: Path) -> bool:
+    """True for files `open_movie` reads lazily: 3-D `.npy`, HDF5, and TIFFs it can page through."""
+    suffix = path.suffix.lower()
+    if suffix in HDF5_SUFFIXES or suffix in TIFF_SUFFIXES:
+        return True
+    if suffix in NPY_SUFFIXES:
+        with path.open("rb") as fh:
+            version = np.lib.format.read_magic(fh)
+            header = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+            shape = header(fh)[0]
+        return len(shape) == 3 and min(shape) > 0
+    return False
+
+
+def _tiff_acquisition(path: Path) -> Acquisition:
+    import tifffile
+
+    with tifffile.TiffFile(path) as tif:
+        return from_tiff(tif)
+
+
+def load_stack(path: str | Path, *, dataset: str | None = None, axes: str | None = None,
+               fs: float | None = None, pixel_size: float | None = None) -> tuple[np.ndarray, StackMeta]:
+    """The movie at `path` as C-contiguous float32 T×H×W in [0, 1], with what was loaded.
+
+    `fs` (Hz) and `pixel_size` (µm) override the file's tags; `dataset` picks an HDF5 array and
+    `axes` ("TYX", "YXT") says which axis is time when the file cannot.
+    """
     path = Path(path).expanduser()
     if not path.exists():
         raise InputError(f"{path}: no such file or folder; check the --images path")
-    images, meta = _load_folder(path) if path.is_dir() else _load_file(path)
+    images, meta = _load_folder(path) if path.is_dir() else _load_file(path, dataset, axes)
+    if path.is_dir():
+        meta.path = str(path)
+        first = meta.source_files[0] if meta.source_files else ""
+        if first.lower().endswith(TIFF_SUFFIXES):
+            meta.acquisition = _tiff_acquisition(Path(first))
+    meta.acquisition = meta.acquisition.with_overrides(fs, pixel_size)
     return np.ascontiguousarray(images, dtype=np.float32), meta
+
+
+def check_analysable(images: np.ndarray, meta: StackMeta, min_frames: int = MIN_FRAMES) -> None:
+    """One clear InputError for a movie no analysis can use: too few frames, or nothing changing."""
+    name = Path(meta.path).name or "the movie"
+    if images.shape[0] < min_frames:
+        raise InputError(
+            f"{name} has {images.shape[0]} frame(s); calcium analysis needs at least {min_frames} "
+            f"(a baseline and a noise level); pass the whole recording"
+        )
+    lo, hi = float(images.min()), float(images.max())
+    if hi - lo <= 0.0:
+        raise InputError(
+            f"{name}: every pixel of every frame has the value {lo:g} (a blank or saturated movie); "
+            "check the acquisition or export and pass the recorded frames"
+        )
+    if float(np.ptp(images.reshape(images.shape[0], -1).mean(axis=1))) == 0.0 and \
+            not np.any(images != images[:1]):
+        raise InputError(
+            f"{name}: all {images.shape[0]} frames are identical, so nothing changes over time; "
+            "pass the recorded movie, not a repeated still image"
+        )

@@ -12,6 +12,7 @@ from typing import Any
 from planexec.config import Config
 from planexec.context import capability_store
 from planexec.errors import ToolError
+from planexec.params import resolve as resolve_params
 from planexec.serialize import summarize
 from planexec.tools.base import ToolContext, ToolOutput
 from planexec.tools.code import publishable, session_for
@@ -21,14 +22,23 @@ def _store(ctx: ToolContext) -> Any:
     return ctx.services.get("capability_store", lambda: capability_store(ctx.config or Config.from_env()))
 
 
-def _preamble(images: object) -> str:
-    """Imports and input loading that make the composed script runnable on its own."""
+def _preamble(images: object, params: dict[str, Any]) -> str:
+    """Imports, input loading and the run's parameters: the composed script runs on its own."""
     return (
         "import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\n"
         "import numpy as np\nimport scipy\nimport skimage\n\n"
         "from planexec.tools.calcium_io import load_stack\n\n"
-        f"images, _meta = load_stack({str(Path(str(images)).resolve())!r})"
+        f"images, _meta = load_stack({str(Path(str(images)).resolve())!r})\n"
+        f"params = {params!r}"
     )
+
+
+def run_params(ctx: ToolContext) -> dict[str, Any]:
+    """The run's analysis parameters (defaults when the run set none), as the variable `params`."""
+    variables = ctx.state.setdefault("variables", {})
+    if not isinstance(variables.get("params"), dict):
+        variables["params"] = dict(resolve_params("").values)
+    return variables["params"]
 
 
 def _figure_session(ctx: ToolContext, inputs: list[str]) -> Any:
@@ -65,10 +75,13 @@ class RunCapability:
 
     def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         cap = _store(ctx).load(args["capability_id"])
-        variables = ctx.state.setdefault("variables", {})
+        params = run_params(ctx)
+        variables = ctx.state["variables"]
         figures = [o for o in cap.outputs if o.startswith("fig")]
         session = _figure_session(ctx, cap.inputs) if figures == cap.outputs else None
         session = session or session_for(ctx)
+        if "params" not in session.inputs:
+            session.update({"params": params})
         missing = [v for v in cap.inputs if v not in variables and v not in session.inputs]
         wanted = [o for o in cap.outputs if o not in figures]
         probe = ", ".join(f"{o!r}: list(np.shape({o}))" for o in wanted)
@@ -88,19 +101,23 @@ class RunCapability:
             path = ctx.figures_dir / f"step{step:02d}_{cap.id}{'' if i == 0 else f'_{i}'}.png"
             path.write_bytes(png)
             artifacts.append(str(path))
+        used = {k: params.get(k) for k in cap.metadata.get("parameters", ())}
         header = (f"Step {step}: {ctx.step.goal if ctx.step else cap.description}\n"
                   f"capability {cap.id} v{cap.version} ({cap.origin}): {cap.description}\n"
-                  f"inputs {cap.inputs} -> outputs {cap.outputs}")
+                  f"inputs {cap.inputs} -> outputs {cap.outputs}"
+                  + (f"\nparameters {used}" if used else ""))
         blocks = ctx.state.setdefault("code_blocks", [])
         if not blocks and ctx.images is not None:
-            blocks.append(("Inputs: the image stack as float32 T x H x W in [0, 1]", _preamble(ctx.images)))
+            blocks.append(("Inputs: the image stack as float32 T x H x W in [0, 1], and the run's parameters",
+                           _preamble(ctx.images, params)))
         blocks.append((header, cap.code))
         results = {k: v for k, v in values.items() if publishable(k, v)}
         shown = ", ".join(f"{k}={summarize(v, 60)}" for k, v in values.items())
         summary = f"{cap.id}: {shown or 'done'}" + (f"; {len(artifacts)} figure(s)" if artifacts else "")
         large = {o: f"array{tuple(shapes[o])} kept in the sandbox session" for o in wanted if o not in values}
         value = {**values, **large, **dict(zip(figures, artifacts, strict=False)),
-                 "capability_id": cap.id, "version": cap.version, "stdout": result.stdout}
+                 "capability_id": cap.id, "version": cap.version, "stdout": result.stdout,
+                 **({"parameters": used} if used else {})}
         return ToolOutput(value=value, summary=summary, artifacts=artifacts, results=results)
 
 

@@ -25,6 +25,7 @@ from planexec.config import BACKENDS, Config
 from planexec.errors import UsageError
 from planexec.models import Plan, RunResult
 from planexec.orchestrator import Orchestrator
+from planexec.params import from_pairs
 from planexec.sandbox.forkserver import prewarm
 from planexec.serialize import summarize
 from planexec.tools import ToolRegistry, default_registry
@@ -82,6 +83,14 @@ def _print_result(result: RunResult, out: Any) -> None:
             out.print(f"Figures: {', '.join(figures)}", markup=False)
 
 
+def _json(result: RunResult) -> str:
+    """report.json when the run wrote one (large arrays as references to arrays/*.npy), else the whole RunResult."""
+    report = Path(result.output_dir) / "report.json" if result.output_dir else None
+    if report is not None and report.is_file():
+        return report.read_text(encoding="utf-8")
+    return json.dumps(result.to_dict(), indent=2)
+
+
 def _exit_code(result: RunResult) -> int:
     return {"succeeded": 0, "partial": 0, "rejected": 3}.get(result.status, 1)
 
@@ -95,16 +104,27 @@ def _exit_code(result: RunResult) -> int:
 @click.option("--base-url", default=None, help="OpenAI-compatible server URL (Ollama, vLLM, llama.cpp).")
 @click.option("--plan", "plan_file", type=click.Path(exists=True, dir_okay=False), help="Run this plan (JSON) instead of planning.")
 @click.option("--approve", is_flag=True, help="Show the plan and ask before running it.")
-@click.option("--json", "as_json", is_flag=True, help="Print only the RunResult JSON on stdout.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print only the run's JSON on stdout (report.json: arrays referenced in arrays/*.npy).")
 @click.option("--output", type=click.Path(file_okay=False), default=None, help="Folder for run outputs (default: outputs/).")
+@click.option("--param", "param_pairs", multiple=True, metavar="KEY=VALUE",
+              help="An analysis parameter, e.g. diameter=10, fs=30, tau=1.0, neuropil_coefficient=0.7 (repeatable).")
+@click.option("--fs", type=float, default=None, help="Frame rate in Hz (overrides the movie's TIFF tags).")
+@click.option("--pixel-size", type=float, default=None, help="Pixel size in µm (overrides the movie's TIFF tags).")
 @verbose_option
 @handle_errors
 def run(request: str, files: tuple[str, ...], images: str | None, llm: str | None, model: str | None,
         base_url: str | None, plan_file: str | None, approve: bool, as_json: bool, output: str | None,
-        verbose: bool) -> None:
+        param_pairs: tuple[str, ...], fs: float | None, pixel_size: float | None, verbose: bool) -> None:
     """Plan REQUEST, run each step with fallback tools and verification, and answer."""
     if images:
         prewarm()  # calcium runs use the sandbox: its imports overlap planning
+    params = from_pairs(param_pairs)
+    for name, value in (("fs", fs), ("pixel_size", pixel_size)):  # shorthands for --param fs=... etc.
+        if value is not None:
+            if not value > 0:
+                fail(f"--{name.replace('_', '-')} {value:g} must be a positive number (e.g. --fs 30, --pixel-size 0.8)", 2)
+            params[name] = value
     config = Config.from_env(llm=llm, model=model, base_url=base_url, output_root=Path(output) if output else None)
     plan = None
     if plan_file:
@@ -119,8 +139,8 @@ def run(request: str, files: tuple[str, ...], images: str | None, llm: str | Non
     try:
         if as_json:
             orch = Orchestrator.from_config(config)
-            result = orch.run(request, plan=plan, files=files, images=images, on_event=watcher, **asks)
-            click.echo(json.dumps(result.to_dict(), indent=2))
+            result = orch.run(request, plan=plan, files=files, images=images, on_event=watcher, params=params, **asks)
+            click.echo(_json(result))
         else:
             with LiveTree(out, verbose) as tree:
                 tree.title = f"planexec: {request} (loading tools and library)"
@@ -128,7 +148,8 @@ def run(request: str, files: tuple[str, ...], images: str | None, llm: str | Non
                 if approver is not None:
                     approver.tree = tree
                 watcher.inner = tree
-                result = orch.run(request, plan=plan, files=files, images=images, on_event=watcher, **asks)
+                result = orch.run(request, plan=plan, files=files, images=images, on_event=watcher,
+                                  params=params, **asks)
             _print_result(result, out)
     except KeyboardInterrupt:
         interrupted(watcher.run_dir)

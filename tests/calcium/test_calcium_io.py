@@ -132,7 +132,7 @@ def test_rgb_tiff_becomes_gray(tmp_path: Path, planar: str) -> None:
 
 
 def test_npy_float_stack_in_range_is_kept(tmp_path: Path) -> None:
-    raw = np.random.default_rng(1).random((4, 8, 8)).astype(np.float64)
+    raw = np.random.default_rng(1).random((12, 8, 8)).astype(np.float64)
     np.save(tmp_path / "movie.npy", raw)
     images, meta = load_stack(tmp_path / "movie.npy")
     assert images.dtype == np.float32 and meta.dtype == "float64"
@@ -144,7 +144,7 @@ def test_npy_float_stack_in_range_is_kept(tmp_path: Path) -> None:
 def test_npy_float_stack_out_of_range_lands_in_unit_interval(scale: float, shift: float) -> None:
     import tempfile
 
-    raw = np.random.default_rng(2).random((3, 4, 4)) * scale + shift
+    raw = np.random.default_rng(2).random((6, 4, 4)) * scale + shift
     with tempfile.TemporaryDirectory() as tmp:
         np.save(Path(tmp) / "s.npy", raw)
         images, _ = load_stack(Path(tmp) / "s.npy")
@@ -154,7 +154,7 @@ def test_npy_float_stack_out_of_range_lands_in_unit_interval(scale: float, shift
 
 
 def test_npy_integer_stack(tmp_path: Path) -> None:
-    raw = _ramp(dtype=np.uint16)
+    raw = _ramp(t=9, dtype=np.uint16)
     np.save(tmp_path / "s.npy", raw)
     images, _ = load_stack(tmp_path / "s.npy")
     np.testing.assert_allclose(images, raw / 65535.0, atol=1e-7)
@@ -219,7 +219,7 @@ def test_single_frame_folder_is_a_one_frame_movie(tmp_path: Path) -> None:
 
 
 def test_nan_values(tmp_path: Path) -> None:
-    raw = np.ones((2, 3, 3))
+    raw = np.ones((4, 3, 3))
     raw[1, 1, 1] = np.nan
     np.save(tmp_path / "s.npy", raw)
     with pytest.raises(InputError, match="1 pixels are NaN"):

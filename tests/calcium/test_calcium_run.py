@@ -119,7 +119,8 @@ def test_count_run_writes_reports_code_and_figures(count_run: RunResult) -> None
 
 def test_generated_code_reproduces_the_run(count_run: RunResult) -> None:
     namespace = runpy.run_path(str(Path(count_run.output_dir) / "generated_code.py"))
-    assert namespace["n_cells"] == count_run.results["n_cells"]
+    results = namespace["analyse"](namespace["load_movie"](IMAGES))
+    assert results["n_cells"] == count_run.results["n_cells"]
 
 
 def test_transient_run_scores_events_against_ground_truth(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ import pytest
 from planexec import Orchestrator, RunResult
 from planexec.errors import InputError, PlanexecError, PlanValidationError
 from planexec.events import Event
+from planexec.report_json import load_report
 from tests.core.helpers import Counter, fast_config, plan, step, toolbox
 
 
@@ -50,9 +51,14 @@ def test_ten_thousand_values_come_back_whole(tmp_path: Path) -> None:
     assert again.step_result(1).attempts[0].output["values"] == values
     assert again.to_dict() == result.to_dict()
 
-    report = json.loads((Path(result.output_dir) / "report.json").read_text())
+    # report.json keeps large arrays in arrays/*.npy by reference; load_report puts them back whole
+    path = Path(result.output_dir) / "report.json"
+    raw = json.loads(path.read_text())
+    ref = raw["steps"][0]["output"]["values"]
+    assert ref["shape"] == [10_000] and (path.parent / ref["$npy"]).is_file()
+    report = load_report(path)
     assert report["steps"][0]["output"]["values"] == values
-    assert report["status"] == "succeeded"
+    assert report["status"] == "succeeded" and path.stat().st_size < 50_000
 
 
 def test_a_failing_independent_step_leaves_later_steps_running() -> None:

@@ -271,6 +271,10 @@ def _streamable(path: Path) -> bool:
         return True
     if suffix in NPY_SUFFIXES:
         with path.open("rb") as fh:
+            if fh.read(6) != b"\x93NUMPY":  # else numpy takes it for a pickle and suggests allow_pickle
+                raise InputError(f"{path}: cannot be read as an image stack: not a NumPy .npy array (no "
+                                 ".npy header: damaged, truncated or another format); write it with numpy.save")
+            fh.seek(0)
             version = np.lib.format.read_magic(fh)
             header = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
             shape = header(fh)[0]

@@ -158,6 +158,7 @@ class LibrarySync:
 
     def _push(self, git: GitFiles, remote_head: bytes | None) -> bool:
         from dulwich.errors import HangupException
+        from dulwich.file import FileLocked
         from dulwich.protocol import ZERO_SHA
 
         head_hex = git.head()
@@ -175,7 +176,7 @@ class LibrarySync:
 
         try:
             result = self._client.send_pack(self._remote_path, update_refs, git.repo.generate_pack_data)
-        except HangupException:
+        except (HangupException, FileLocked):  # another node is updating the branch right now
             return False
         if any(result.ref_status.values() if result.ref_status else ()):
             return False
@@ -198,14 +199,19 @@ class LibrarySync:
 def init_bare(path: str | Path) -> Path:
     """A bare repository at `path` (created if missing), for shared storage or a git server."""
     from dulwich.repo import Repo
+    from filelock import FileLock
 
     target = Path(path).expanduser()
     if (target / "HEAD").exists() and (target / "objects").is_dir():
         return target
-    if target.exists() and any(target.iterdir()):
-        raise UsageError(f"library remote {target} exists and is not a bare git repository; pass an empty folder")
-    target.mkdir(parents=True, exist_ok=True)
-    Repo.init_bare(str(target)).close()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(target.parent / f".{target.name}.init.lock")):  # several nodes may start at once
+        if (target / "HEAD").exists() and (target / "objects").is_dir():
+            return target
+        if target.exists() and any(target.iterdir()):
+            raise UsageError(f"library remote {target} exists and is not a bare git repository; pass an empty folder")
+        target.mkdir(parents=True, exist_ok=True)
+        Repo.init_bare(str(target)).close()
     return target
 
 
@@ -321,7 +327,8 @@ def _encode(rec: _Rec) -> dict[str, bytes]:
 
 
 def _refs_dict(refs: Any) -> dict[bytes, bytes]:
-    return dict(refs or {})
+    """Refs from a fetch result or ls-remote answer (newer dulwich wraps them in `.refs`)."""
+    return dict(getattr(refs, "refs", refs) or {})
 
 
 def _files(repo: Any, commit: bytes | None) -> dict[str, bytes]:

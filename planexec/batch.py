@@ -300,21 +300,32 @@ def run_batch(job: BatchJob, recordings: Sequence[Recording], *, address: str | 
             if "://" not in job.library_remote:
                 init_bare(job.library_remote)
         task = ray.remote(_remote_entry)
+        largest = max((n.get("Resources", {}).get("memory", 0) for n in ray.nodes() if n.get("Alive")), default=0)
 
         def submit(rec: Recording) -> Any:
             return task.options(num_cpus=1, memory=rec.memory, max_retries=job.retries,
                                 retry_exceptions=False).remote(job, rec)
 
+        def too_big(rec: Recording) -> BatchRow:
+            return BatchRow(rec.name, rec.images, "error", attempts=0, extra=dict(rec.extra),
+                            error=f"needs {rec.memory / 2**30:.1f} GiB but the largest node offers {largest / 2**30:.1f} GiB; "
+                                  "add a bigger node or split the movie")
+
+        def finish(rec: Recording, row: BatchRow) -> None:
+            rows[rec.name] = row
+            log.append(row)
+            if on_row is not None:
+                on_row(row, len(rows), len(recordings))
+
         def collect(batch: Sequence[Recording]) -> None:
-            refs = {submit(rec): rec for rec in batch}
+            for rec in batch:
+                if largest and rec.memory > largest:  # Ray would wait forever for such a node
+                    finish(rec, too_big(rec))
+            refs = {submit(rec): rec for rec in batch if not (largest and rec.memory > largest)}
             while refs:
                 ready, _ = ray.wait(list(refs), num_returns=1)
                 rec = refs.pop(ready[0])
-                row = _get(ray, ready[0], rec, job.retries)
-                rows[rec.name] = row
-                log.append(row)
-                if on_row is not None:
-                    on_row(row, len(rows), len(recordings))
+                finish(rec, _get(ray, ready[0], rec, job.retries))
 
         first = max(0, min(job.warmup, len(todo)))
         collect(todo[:first])

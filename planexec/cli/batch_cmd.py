@@ -37,7 +37,14 @@ def batch(request: str, images_glob: str | None, manifest: Path | None, output: 
           num_cpus: int | None, library_remote: str | None, retries: int, warmup: int, llm: str | None,
           model: str | None, verbose: bool) -> None:
     """Run REQUEST on every recording as a Ray task; write one row per recording and a batch report."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
     from planexec.batch import BatchJob, BatchRow, discover, require_ray, run_batch
     from planexec.config import Config

@@ -197,7 +197,28 @@ def task_memory(path: Path) -> int:
 
 # ---- one recording, in a worker ------------------------------------------------------------------
 
-_WORKER_RUNS = 0  # recordings this worker process has run (0: cold)
+_WORKER_RUNS = 0  # recordings this worker process has run or been warmed for (0: cold)
+
+
+def preload(job: BatchJob) -> int:
+    """Warm this worker: sync the library, load the embedding model, open the store, start the fork server."""
+    global _WORKER_RUNS
+    from planexec.config import Config
+    from planexec.context import capability_store
+    from planexec.knowledge.embedder import get_embedder
+    from planexec.sandbox.forkserver import get_server
+
+    config = Config.from_env(**job.settings)
+    _sync(job, config)
+    get_embedder(config.embedder).embed(["warm up"])
+    store = capability_store(config)
+    try:
+        store.list()
+    finally:
+        store.close()
+    get_server()
+    _WORKER_RUNS += 1
+    return os.getpid()
 
 
 def run_recording(job: BatchJob, rec: Recording) -> BatchRow:
@@ -328,8 +349,13 @@ def run_batch(job: BatchJob, recordings: Sequence[Recording], *, address: str | 
                 finish(rec, _get(ray, ready[0], rec, job.retries))
 
         first = max(0, min(job.warmup, len(todo)))
+        # while the warm-up recordings run, every other CPU warms a worker (the cold starts overlap)
+        idle = int(ray.cluster_resources().get("CPU", 1)) - first
+        warming = [ray.remote(preload).options(num_cpus=1, scheduling_strategy="SPREAD").remote(job)
+                   for _ in range(idle if first else 0)]
         collect(todo[:first])
         collect(todo[first:])
+        del warming  # a warm-up that failed leaves nothing to report: its worker's recordings say why
     ordered = [rows[r.name] for r in recordings]
     result = BatchResult(job, ordered, time.perf_counter() - started, skipped=len(done))
     result.files = write_reports(result)

@@ -104,18 +104,6 @@ def test_batch_rows_reports_failures_and_resume(local_ray: None, home: Path, dem
         run_batch(BatchJob("Detect cells", out, {"home": home}), recordings)
 
 
-def test_crashing_worker_is_retried_then_reported(local_ray: None, home: Path, demo_sessions: Path,
-                                                  tmp_path: Path) -> None:
-    s1 = str(demo_sessions / "s1")
-    recordings = [Recording("crash-once", s1), Recording("crash-always", s1), Recording("fine", str(demo_sessions / "s3"))]
-    result = run_batch(job(tmp_path / "b", home, retries=1, run_one=faults.crashing), recordings)
-    rows = {r.name: r for r in result.rows}
-    assert rows["crash-once"].status == "succeeded"  # its retry ran on a fresh worker
-    assert rows["fine"].status == "succeeded"
-    assert rows["crash-always"].status == "crashed"
-    assert "2 time(s)" in rows["crash-always"].error and "Worker" in rows["crash-always"].error
-
-
 def test_a_recording_no_node_can_hold_is_reported(local_ray: None, home: Path, tmp_path: Path) -> None:
     big = tmp_path / "big.npy"
     np.lib.format.open_memmap(big, mode="w+", dtype=np.float32, shape=(4000, 512, 512)).flush()
@@ -150,3 +138,15 @@ def test_eval_suite_on_ray(local_ray: None, home: Path, tmp_path: Path, monkeypa
     assert "2/2 cases passed" in result.output or "cases passed" in result.output, result.output
     report = json.loads(next((tmp_path / "rep").glob("*.json")).read_text())
     assert len(report["cases"]) == 2 and all(c["outcome"] != "ERROR" for c in report["cases"]), report
+
+
+def test_crashing_worker_is_retried_then_reported(local_ray: None, home: Path, demo_sessions: Path,
+                                                  tmp_path: Path) -> None:
+    s1 = str(demo_sessions / "s1")
+    recordings = [Recording("crash-once", s1), Recording("crash-always", s1), Recording("fine", str(demo_sessions / "s3"))]
+    result = run_batch(job(tmp_path / "b", home, retries=1, run_one=faults.crashing), recordings)
+    rows = {r.name: r for r in result.rows}
+    assert rows["crash-once"].status == "succeeded"  # its retry ran on a fresh worker
+    assert rows["fine"].status == "succeeded"
+    assert rows["crash-always"].status == "crashed"
+    assert "2 time(s)" in rows["crash-always"].error and "Worker" in rows["crash-always"].error

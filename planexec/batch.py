@@ -232,18 +232,18 @@ def run_recording(job: BatchJob, rec: Recording) -> BatchRow:
     row = BatchRow(rec.name, rec.images, "error", node=_node(), worker_pid=os.getpid(), warm=warm, extra=dict(rec.extra))
     try:
         config = Config.from_env(**job.settings, output_root=job.output / "runs" / rec.name)
-        row.sync_seconds += _sync(job, config)
+        row.sync_seconds += _sync(job, config, row)
         llm = job.llm_factory() if job.llm_factory else None
         orch = Orchestrator(llm, None, config) if job.llm_factory else Orchestrator.from_config(config)
         result = orch.run(job.request, images=rec.images)
         row.status, row.output_dir = result.status, result.output_dir or ""
-        row.error = "; ".join(result.errors)[:500]
+        row.error = "; ".join([e for e in (row.error, *result.errors) if e])[:500]
         row.figures = key_figures(result.results)
         row.llm_calls = result.usage.calls
         row.generated = [str(c) for c in result.results.get("saved_capabilities") or ()]
         row.reused = sorted({str(a.input["capability_id"]) for s in result.steps for a in s.attempts
                              if a.ok and a.input.get("capability_id")})
-        row.sync_seconds += _sync(job, config)
+        row.sync_seconds += _sync(job, config, row)
     except Exception as exc:  # a raising run is this recording's failure, never the batch's
         row.status, row.error = "error", f"{type(exc).__name__}: {exc}"[:500]
     row.seconds = time.perf_counter() - started
@@ -256,12 +256,20 @@ def key_figures(results: dict[str, Any]) -> dict[str, Any]:
             if isinstance(v, (int, float, str, bool)) and k not in ("report",) and not (isinstance(v, str) and len(v) > 200)}
 
 
-def _sync(job: BatchJob, config: Any) -> float:
+def _sync(job: BatchJob, config: Any, row: BatchRow | None = None) -> float:
+    """Sync the node's library with the remote; a failure is noted on the row, never fails the analysis."""
     if not job.library_remote:
         return 0.0
     from planexec.knowledge.sync import LibrarySync
 
-    return LibrarySync(Path(config.home) / "capabilities", job.library_remote).sync().seconds
+    started = time.perf_counter()
+    try:
+        return LibrarySync(Path(config.home) / "capabilities", job.library_remote).sync().seconds
+    except Exception as exc:  # an unreachable remote: this node goes on with its own library
+        if row is None:
+            raise
+        row.error = (row.error + "; " if row.error else "") + f"library sync failed ({type(exc).__name__}: {exc})"[:300]
+        return time.perf_counter() - started
 
 
 def _node() -> str:
@@ -296,7 +304,8 @@ def connect(address: str | None = None, num_cpus: int | None = None) -> Any:
     """Join the cluster at `address`, or start an embedded local Ray (nothing to start by hand)."""
     ray = require_ray()
     if not ray.is_initialized():
-        ray.init(address=address, num_cpus=None if address else num_cpus, include_dashboard=False,
+        # "local" starts a fresh embedded Ray even when `ray start` left a cluster address on this machine
+        ray.init(address=address or "local", num_cpus=None if address else num_cpus, include_dashboard=False,
                  log_to_driver=False, configure_logging=False)
     return ray
 

@@ -5,10 +5,12 @@ scripted model generates on one node is reused, without a model call, on the oth
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -58,6 +60,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     base = tmp_path_factory.mktemp("cluster")
     homes = {"head": base / "home-head", "node": base / "home-node"}
     port = _free_port()
+    temp = Path(tempfile.mkdtemp(prefix="ray-", dir="/tmp"))  # keeps `ray_current_cluster` out of /tmp/ray
     common = [sys.executable, "-m", "ray.scripts.scripts", "start", "--block", "--num-cpus=1",
               "--object-store-memory=80000000", "--disable-usage-stats", "--node-ip-address=127.0.0.1"]
     env = dict(os.environ, RAY_AUTH_MODE="disabled", HF_HUB_OFFLINE="1", PYTHONPATH=str(REPO))
@@ -65,7 +68,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     os.environ["RAY_AUTH_MODE"] = "disabled"  # loopback test cluster: no token files
     procs: list[subprocess.Popen[bytes]] = []
     try:
-        for name, args in (("head", ["--head", f"--port={port}", "--include-dashboard=false"]),
+        for name, args in (("head", ["--head", f"--port={port}", "--include-dashboard=false", f"--temp-dir={temp}"]),
                            ("node", [f"--address=127.0.0.1:{port}"])):
             with (base / f"{name}.log").open("wb") as log:
                 procs.append(subprocess.Popen([*common, *args], env=dict(env, PLANEXEC_HOME=str(homes[name])),
@@ -88,6 +91,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
             os.killpg(p.pid, signal.SIGKILL)
         for p in procs:
             p.wait(timeout=30)
+        shutil.rmtree(temp, ignore_errors=True)
         if saved_auth is None:
             os.environ.pop("RAY_AUTH_MODE", None)
         else:

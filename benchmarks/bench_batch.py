@@ -28,6 +28,28 @@ def planexec(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str
                           env=env, capture_output=True, text=True, check=False)
 
 
+def sync_round_trip(root: Path, rounds: int = 10) -> tuple[int, float]:
+    """Two clones of the library alternately record a reuse and sync: the per-run cost on a node."""
+    from planexec.knowledge.embedder import get_embedder
+    from planexec.knowledge.store import CapabilityStore
+    from planexec.knowledge.sync import LibrarySync
+
+    remote = str(root / "library.git")
+    clones = [root / "clone-a", root / "clone-b"]
+    for c in clones:
+        CapabilityStore(c, get_embedder("none")).close()
+        LibrarySync(c, remote).sync()
+    took = 0.0
+    for i in range(rounds):
+        clone = clones[i % 2]
+        store = CapabilityStore(clone, get_embedder("none"))
+        store.record_use("compute_dff", True, 1.0)
+        count = len(store)
+        store.close()
+        took += LibrarySync(clone, remote).sync().seconds
+    return count, took / rounds
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--recordings", type=int, default=12)
@@ -66,6 +88,7 @@ def main() -> None:
     warm = [float(r["seconds"]) for r in rows.values() if r["warm"] == "True"]
     cold = [float(r["seconds"]) for r in rows.values() if r["warm"] != "True"]
     same = single == batched
+    sync_caps, sync_s = sync_round_trip(root)
 
     print(f"{args.recordings} recordings of {args.frames} frames {args.size}x{args.size}, request {REQUEST!r}")
     print(f"{'sequential planexec run loop':32s} {loop_s:8.1f} s  ({loop_s / args.recordings:.1f} s per recording)")
@@ -79,6 +102,8 @@ def main() -> None:
         for name in sorted(single):
             if single[name] != batched.get(name):
                 print(f"  {name}: single {single[name]} batch {batched.get(name)}")
+    print(f"library sync (fetch, merge, push) with {sync_caps} capabilities: "
+          f"{sync_s * 1000:.0f} ms per round trip that merges a reuse record from another node")
     print(f"(files kept in {root})")
 
 

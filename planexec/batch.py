@@ -331,11 +331,9 @@ def run_batch(job: BatchJob, recordings: Sequence[Recording], *, address: str | 
         task = ray.remote(_remote_entry)
         largest = max((n.get("Resources", {}).get("memory", 0) for n in ray.nodes() if n.get("Alive")), default=0)
 
-        shared_job = ray.put(job)  # pickled once, not once per recording
-
         def submit(rec: Recording) -> Any:
             return task.options(num_cpus=1, memory=rec.memory, max_retries=job.retries,
-                                retry_exceptions=False).remote(shared_job, rec)
+                                retry_exceptions=False).remote(job, rec)
 
         def too_big(rec: Recording) -> BatchRow:
             return BatchRow(rec.name, rec.images, "error", attempts=0, extra=dict(rec.extra),

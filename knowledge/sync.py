@@ -362,3 +362,6 @@ def _commit(repo: Any, files: dict[str, bytes], parents: list[bytes], message: s
     commit.message = message.encode("utf-8")
     store.add_object(commit)
     return commit.id
+
+
+__all__ = ["LibrarySync", "SyncReport", "init_bare", "merge_files"]

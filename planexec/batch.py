@@ -399,3 +399,7 @@ def _run_case(settings: dict[str, Any], case: Any) -> Any:
     from planexec.orchestrator import Orchestrator
 
     return Orchestrator.from_config(Config.from_env(**settings)).run(case.request, files=case.files, images=case.images)
+
+
+__all__ = ["BatchJob", "BatchResult", "BatchRow", "Recording", "connect", "discover", "preload", "require_ray",
+           "run_batch", "run_recording", "task_memory"]

@@ -129,15 +129,19 @@ def test_cli_batch_exit_codes_and_progress(local_ray: None, home: Path, demo_ses
 
 
 def test_eval_suite_on_ray(local_ray: None, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from planexec.datafiles import shipped
+    from tests.conftest import REPO
 
     monkeypatch.setenv("PLANEXEC_HOME", str(home))
-    monkeypatch.chdir(shipped("suites").parent.parent)
-    result = CliRunner().invoke(cli, ["eval", str(shipped("suites") / "sales.toml"), "--ray", "--llm", "none",
-                                      "--report-dir", str(tmp_path / "rep")])
-    assert "2/2 cases passed" in result.output or "cases passed" in result.output, result.output
-    report = json.loads(next((tmp_path / "rep").glob("*.json")).read_text())
-    assert len(report["cases"]) == 2 and all(c["outcome"] != "ERROR" for c in report["cases"]), report
+    reports = tmp_path / "rep"
+    result = CliRunner().invoke(cli, ["eval", str(REPO / "data" / "suites" / "sales.toml"), "--ray", "--llm", "none",
+                                      "--report-dir", str(reports)])
+    assert result.exit_code == 0, result.output
+    assert "PASSED: 2/2 cases passed" in result.output
+    # the same four reports as without --ray, with the runs' results in them
+    assert sorted(p.name for p in reports.iterdir() if p.is_file()) == [
+        "sales.csv", "sales.json", "sales.junit.xml", "sales.md"]
+    data = json.loads((reports / "sales.json").read_text())
+    assert data["cases"][0]["results"]["mean_revenue"] == pytest.approx(3674.47983)
 
 
 def test_crashing_worker_is_retried_then_reported(local_ray: None, home: Path, demo_sessions: Path,

@@ -122,13 +122,19 @@ class LibrarySync:
     # ---- fetch, merge, push ---------------------------------------------------------------
 
     def _fetch(self, git: GitFiles) -> bytes | None:
+        """Fetch the remote branch; returns the head whose objects were fetched (None: empty remote)."""
+        seen: list[bytes | None] = []
+
         def wants(refs: dict[bytes, bytes], depth: int | None = None) -> list[bytes]:
             sha = refs.get(BRANCH)
+            seen.append(sha if sha and sha != ZERO else None)
             return [sha] if sha and sha != ZERO and sha not in git.repo.object_store else []
 
         result = self._client.fetch(self._remote_path, git.repo, determine_wants=wants)
+        if seen:  # the refs the objects were chosen from; the returned refs may be newer (a racing push)
+            return seen[-1]
         sha = _refs_dict(result.refs).get(BRANCH)
-        return sha if sha and sha != ZERO else None
+        return sha if sha and sha != ZERO and sha in git.repo.object_store else None
 
     def _merge(self, git: GitFiles, theirs: bytes | None, report: SyncReport) -> None:
         from dulwich.graph import can_fast_forward, find_merge_base

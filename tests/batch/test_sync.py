@@ -143,7 +143,8 @@ def test_sync_over_git_protocol(tmp_path: Path) -> None:
         served.close()
 
 
-def test_racing_pushes_lose_nothing(tmp_path: Path) -> None:
+@pytest.mark.parametrize("round_", [1, 2])
+def test_racing_pushes_lose_nothing(tmp_path: Path, round_: int) -> None:
     remote = str(tmp_path / "remote.git")
     nodes = [tmp_path / f"n{i}" for i in range(4)]
     for p in nodes:

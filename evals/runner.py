@@ -121,6 +121,13 @@ def orchestrator_runner(llm: LLM | None = None, config: Config | None = None) ->
     return run
 
 
+def ray_runner(settings: dict[str, Any] | None = None, address: str | None = None) -> Runner:
+    """A runner that runs each case as a Ray task on a warm worker (Config overrides in `settings`)."""
+    from planexec.batch import ray_case_runner
+
+    return ray_case_runner(settings, address)
+
+
 def run_case(case: Case, runner: Runner, ctx: EvalContext) -> CaseResult:
     """Run one case and score it; never raises (a failing run becomes the case's error)."""
     started = time.perf_counter()

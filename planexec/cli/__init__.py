@@ -18,6 +18,7 @@ COMMAND_MODULES = (
     "knowledge_cmd",
     "capabilities_cmd",
     "eval_cmd",
+    "batch_cmd",
     "doctor_cmd",
 )
 

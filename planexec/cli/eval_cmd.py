@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 @click.option("--llm", type=click.Choice(["auto", "none", "openai", "anthropic"]), default=None,
               help="LLM backend of the agent and the llm_rubric judge [default: auto].")
 @click.option("--model", default=None, help="Model name for the chosen backend.")
+@click.option("--ray", "use_ray", is_flag=True, help="Run cases as Ray tasks on warm workers (needs planexec[batch]).")
+@click.option("--address", default=None, help="With --ray: join this Ray cluster instead of a local Ray.")
 @click.option("--no-judge-cache", is_flag=True, help="Ask the judge again instead of reusing cached verdicts.")
 @verbose_option
 @handle_errors
@@ -35,6 +37,8 @@ def eval_command(
     llm: str | None,
     model: str | None,
     no_judge_cache: bool,
+    use_ray: bool,
+    address: str | None,
     verbose: bool,
 ) -> None:
     """Run every case of SUITE (.toml or .json) through the agent and score the answers."""
@@ -42,6 +46,7 @@ def eval_command(
 
     from planexec.config import Config
     from planexec.evals import load_suite, orchestrator_runner, run_suite, write_suite_reports
+    from planexec.evals.runner import ray_runner
     from planexec.llm.factory import make_llm
 
     loaded = load_suite(suite)
@@ -49,6 +54,10 @@ def eval_command(
     config = Config.from_env(llm=llm, model=model, output_root=out_dir / "runs")
     client = make_llm(config)
     cache_dir = None if no_judge_cache else config.home / "cache"
+    settings = {k: v for k, v in {"llm": llm, "model": model, "output_root": config.output_root.resolve()}.items() if v}
+    runner = ray_runner(settings, address) if use_ray else orchestrator_runner(client, config)
+    if use_ray:  # Ray schedules the cases; the driver's threads only wait for them
+        concurrency = max(concurrency, len(loaded.cases))
 
     err = console(stderr=True)
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -59,7 +68,7 @@ def eval_command(
             progress.update(task, advance=1,
                             description=f"eval {loaded.name}: {case_result.case.id} {case_result.outcome}")
 
-        result = run_suite(loaded, orchestrator_runner(client, config), concurrency=concurrency,
+        result = run_suite(loaded, runner, concurrency=concurrency,
                            judge=client, cache_dir=cache_dir, embedder=config.embedder, on_case=advance)
     paths = write_suite_reports(result, out_dir)
     _print_summary(result, paths)

@@ -40,7 +40,8 @@ class GitFiles:
         every writer holds it, so a git lock seen then has no live owner)."""
         git = self.root / ".git"
         removed = 0
-        for lock in [*git.glob("*.lock"), *(git / "refs").rglob("*.lock")]:
+        # Loose objects too: dulwich writes each one through `<sha>.lock`, which a kill can leave.
+        for lock in [*git.glob("*.lock"), *(git / "refs").rglob("*.lock"), *(git / "objects").glob("*/*.lock")]:
             lock.unlink(missing_ok=True)
             removed += 1
         return removed

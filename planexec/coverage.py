@@ -13,6 +13,7 @@ runs; an LLM-backed planner sends only the uncovered clauses to the model.
 
 from __future__ import annotations
 
+import csv
 import dataclasses
 import json
 import re
@@ -180,7 +181,7 @@ def table_columns(files: Iterable[object]) -> list[str]:
             continue
         try:
             rows = read_table(path)
-        except (ToolError, ValueError, OSError):
+        except (ToolError, ValueError, OSError, csv.Error):
             continue
         cols += [str(c) for c in (rows[0].keys() if rows else ()) if str(c) not in cols]
     return cols

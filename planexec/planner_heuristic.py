@@ -12,7 +12,15 @@ import re
 from dataclasses import dataclass
 
 from planexec.actions import Action, actions_from, reachable
-from planexec.coverage import INPUT, NOTHING, Coverage, asked_columns, assess, table_columns, with_columns
+from planexec.coverage import (
+    INPUT,
+    NOTHING,
+    Coverage,
+    asked_columns,
+    assess,
+    table_columns,
+    with_columns,
+)
 from planexec.errors import InputError, NotCovered, PlanValidationError
 from planexec.models import Plan, PlanStep
 from planexec.protocols import PlanningContext

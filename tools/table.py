@@ -43,7 +43,10 @@ def read_table(path: Path) -> list[dict[str, Any]]:
         if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
             raise ToolError(f"{path.name}: expected a JSON list of objects")
         return data
-    dialect = csv.Sniffer().sniff(text[:4096], delimiters=",;\t|") if text.strip() else csv.excel
+    try:
+        dialect: Any = csv.Sniffer().sniff(text[:4096], delimiters=",;\t|") if text.strip() else csv.excel
+    except csv.Error:  # ragged or one-column files: plain commas
+        dialect = csv.excel
     return list(csv.DictReader(text.splitlines(), dialect=dialect))
 
 

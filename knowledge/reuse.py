@@ -92,6 +92,10 @@ _LEXICON: list[tuple[str, str, str]] = [
     ("task", "extract", r"\bextract\w*"),
     ("task", "cluster", r"\bcluster\w*"),
     ("task", "register", r"\bregist\w*|motion correct\w*"),
+    ("task", "classify", r"\bclassif\w*|\bcategori[sz]\w*|excitatory|inhibitory"),
+    ("task", "group_by", r"\b(?:per|by|for each|grouped by|broken down by|across) (?:region|product|group|category|"
+                         r"categorie|month|year|week|day|condition|site|animal|mouse|mice|subject|session)s?\b"),
+    ("object", "mean_trace", r"(?:mean|average|population)[- ](?:fluorescence )?(?:trace|time course|signal)s?"),
     ("action", "plot", r"\bplot\w*|\bshow\b|\bdraw\w*|visuali[sz]\w*|\bfigures?\b"),
     ("action", "save", r"\bsav(?:e|es|ing)\b|export\w*|\bwrite\b|\bcsv\b"),
     ("action", "load", r"\bload\w*|\bread\b|\bopen\b"),
@@ -104,6 +108,7 @@ _LEXICON: list[tuple[str, str, str]] = [
     ("statistic", "min", r"\bmin(?:imum|ima)?\b|smallest|lowest"),
     ("statistic", "sum", r"\bsum\b|\btotal\b"),
     ("statistic", "count", r"\bcount\w*|number of|how many"),
+    ("measure", "active", r"\bactive\b|\bresponsive\b|\binactive\b|\bsilent\b"),
     ("measure", "skewness", r"skew\w*"),
     ("measure", "kurtosis", r"kurtos\w*"),
     ("measure", "cv", r"coefficient of variation|\bcv\b"),
@@ -113,7 +118,7 @@ _LEXICON: list[tuple[str, str, str]] = [
 ]
 # Groups naming what a step must do (plot, save, detect...) or a quantity it must compute
 # (skewness, SNR...): a capability silent on them cannot do it.
-STRICT_GROUPS = frozenset({"action", "task", "measure"})
+STRICT_GROUPS = frozenset({"action", "task", "measure", "object"})
 _COMPILED = [(g, c, re.compile(p)) for g, c, p in _LEXICON]
 
 _UNITS = {

@@ -48,7 +48,7 @@ _DOMAIN = frozenset(tokens(
 _GENERIC = frozenset(tokens(
     "compute calculate make get give show tell find run estimate measure write generate create "
     "produce describe list use using want need like would could should can will just quick please "
-    "result results value values thing things something"
+    "result results value values thing things something about around regarding"
 ))
 _INPUT_ONLY = re.compile(
     r"^(?:please\s+)?(?:load|read|open|take|use|analy[sz]e|process|look at|import|here (?:are|is))\s+"
@@ -56,6 +56,12 @@ _INPUT_ONLY = re.compile(
     r"(?:images?|frames?|movie|stack|recording|data(?:set)?|files?|tiff?s?|table|csv)\b[^,;]*$",
     re.IGNORECASE,
 )
+
+
+_ROI = re.compile(r"\bROIs?\b|\bregions? of interest\b", re.IGNORECASE)
+_REFERS_BACK = re.compile(r"\b(?:them|their|they|it|its|these|those|there|each one)\b", re.IGNORECASE)
+_NOUN = re.compile(r"\b(?:cells?|neurons?|traces?|curves?|events?|transients?|spikes?|images?|frames?|movies?|"
+                   r"columns?|rows?|tables?)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -222,14 +228,21 @@ class Judge:
         t = threshold if threshold is not None else THRESHOLDS.get(scorer.name, scorer.threshold)
         return cls(scorer, ReusePolicy(threshold=t))
 
-    def candidates(self, clause: str, actions: Sequence[Action]) -> list[Candidate]:
-        """Every action scored and decided for `clause`, accepted first, then by score."""
+    def candidates(self, clause: str, actions: Sequence[Action], context: str = "") -> list[Candidate]:
+        """Every action scored and decided for `clause`, accepted first, then by score.
+
+        `context` (the previous clause) names what a pronoun refers to: "segment the cells; count them"
+        is scored as "count cells".
+        """
+        clause = _ROI.sub("cells", clause)
+        noun = _NOUN.search(_ROI.sub("cells", context)) if context else None
+        text = _REFERS_BACK.sub(noun.group(0), clause) if noun else clause
         flat = [(a, t) for a in actions for t in phrasings(a)]
-        sims = self.scorer.scores(clause, [t for _, t in flat]) if flat else []
+        sims = self.scorer.scores(text, [t for _, t in flat]) if flat else []
         best: dict[str, float] = {}
         for (a, _), s in zip(flat, sims, strict=True):
             best[a.name] = max(best.get(a.name, -1.0), float(s))
-        asked = extract_terms(clause)
+        asked = extract_terms(clause)  # the specifics are the clause's own; context only helps the similarity
         out = [self._decide(asked, a, best.get(a.name, 0.0)) for a in actions]
         out.sort(key=lambda c: (c.accepted, c.score), reverse=True)
         return out
@@ -237,6 +250,8 @@ class Judge:
     def _decide(self, asked: object, action: Action, semantic: float) -> Candidate:
         text = " ".join([action.name.replace("_", " "), action.title, *phrasings(action), *action.tags])
         terms = compare_terms(asked, extract_terms(text))  # type: ignore[arg-type]
+        if action.numeric_args:  # a number given to a tool with numeric parameters is an argument, not a specific
+            terms = dataclasses.replace(terms, unspecified=[u for u in terms.unspecified if not u.startswith("parameter")])
         wants_plot = "plot" in asked.groups.get("action", frozenset())  # type: ignore[attr-defined]
         ok, score, reason = self.policy.decide(semantic, terms, None)
         if ok and _produces_figure_only(action) and not wants_plot:
@@ -257,13 +272,13 @@ def in_domain(clause: str, actions: Iterable[Action]) -> bool:
 
 
 def assess_clause(clause: str, actions: Sequence[Action], judge: Judge, has_input: bool = False,
-                  keep: int = 3) -> ClauseCoverage:
+                  keep: int = 3, context: str = "") -> ClauseCoverage:
     """The decision for one clause: served by the best accepted action, by the input, or by nothing."""
     if not set(tokens(clause)) - _GENERIC:
         return ClauseCoverage(clause, NOTHING, 1.0, (), "asks for nothing to compute")
     if not in_domain(clause, actions):
         return ClauseCoverage(clause, None, 0.0, (), "no analysis this library does is named", out_of_scope=True)
-    cands = judge.candidates(clause, actions)
+    cands = judge.candidates(clause, actions, context)
     top = tuple(cands[:keep]) if cands and cands[0].accepted else tuple(
         sorted(cands, key=lambda c: c.semantic, reverse=True)[:keep])
     if cands and cands[0].accepted:
@@ -280,7 +295,8 @@ def assess(request: str, actions: Sequence[Action], scorer: Scorer, *, has_input
     """Coverage of every clause of `request` by `actions` (tools and capabilities as planner actions)."""
     judge = Judge.for_scorer(scorer, threshold)
     clauses = split_clauses(request)
-    return Coverage(request, tuple(assess_clause(c, actions, judge, has_input) for c in clauses))
+    return Coverage(request, tuple(
+        assess_clause(c, actions, judge, has_input, context=clauses[i - 1] if i else "") for i, c in enumerate(clauses)))
 
 
 __all__ = ["INPUT", "NOTHING", "Candidate", "ClauseCoverage", "Coverage", "Judge", "asked_columns", "assess", "assess_clause",

@@ -137,3 +137,106 @@ def calibrate(store: CapabilityStore, pairs: Sequence[Pair], min_precision: floa
         scores.append(-1.0 if vetoed else m.score)
     t = best_threshold(scores, [p.reuse for p in pairs], min_precision)
     return dataclasses.replace(base, threshold=round(t - 1e-3, 3))
+
+
+# ---- the coverage decision (clause vs tool or capability), k-fold by action ---------------------
+
+
+@dataclass(frozen=True)
+class CoveragePair:
+    """A request clause, the action (tool or capability id) it is judged against, and whether it serves it."""
+
+    query: str
+    action: str
+    serves: bool
+    kind: str = ""
+    set: str = "a"
+    """a: used while the rules were changed; b: written after the last change, evaluated once."""
+
+
+def load_coverage_pairs(path: Path | str | None = None) -> list[CoveragePair]:
+    """The labelled coverage pairs (data/calibration/coverage_pairs.json by default)."""
+    data = json.loads(Path(path or shipped("calibration", "coverage_pairs.json")).read_text(encoding="utf-8"))
+    return [CoveragePair(p["query"], p["action"], bool(p["serves"]), p.get("kind", ""), p.get("set", "a"))
+            for p in data["pairs"]]
+
+
+@dataclass(frozen=True)
+class FoldResult:
+    """One held-out fold: its actions, the thresholds fitted on the other folds, and the figures on this one."""
+
+    actions: tuple[str, ...]
+    n_pairs: int
+    threshold: float
+    precision: float
+    recall: float
+    cosine_threshold: float
+    cosine_precision: float
+    cosine_recall: float
+
+
+@dataclass(frozen=True)
+class KFoldReport:
+    """Held-out precision/recall of the coverage decision and of plain cosine, per fold and pooled."""
+
+    folds: tuple[FoldResult, ...]
+    precision: float
+    recall: float
+    cosine_precision: float
+    cosine_recall: float
+    cosine_best_threshold: float
+    cosine_best_precision: float
+    cosine_best_recall: float
+    errors: tuple[str, ...] = ()
+
+
+def kfold_coverage(pairs: Sequence[CoveragePair], actions: Sequence[Any], scorer: Any, k: int = 5,
+                   min_precision: float = 0.95, test: Sequence[CoveragePair] | None = None) -> KFoldReport:
+    """Fit the decision's threshold on k-1 folds of actions, measure on the held-out fold, k times.
+
+    No phrasing of a held-out action is seen in fitting: folds split the actions, and every pair of
+    an action lands in that action's fold. Plain cosine gets the same treatment (its threshold
+    fitted on the other folds), plus its best threshold on all pairs as an optimistic reference.
+    With `test`, thresholds are fitted on `pairs` of the other folds and measured on `test`'s pairs
+    of the held-out fold.
+    """
+    from planexec.coverage import Judge
+
+    by_name = {a.name: a for a in actions}
+    judge = Judge.for_scorer(scorer, threshold=-10.0)  # every pair scored; the threshold is applied below
+
+    def score(items: Sequence[CoveragePair]) -> list[tuple[CoveragePair, float, float, str]]:
+        out = []
+        for p in items:
+            cand = judge.candidates(p.query, [by_name[p.action]])[0]
+            out.append((p, -10.0 if not cand.accepted else cand.score, cand.semantic, cand.reason))
+        return out
+
+    scored = score(pairs)
+    tested = score(test) if test is not None else scored
+    names = sorted({p.action for p in pairs})
+    folds = [names[i::k] for i in range(k)]
+    results: list[FoldResult] = []
+    decided: list[tuple[bool, bool, bool]] = []  # (label, decision, cosine decision)
+    errors: list[str] = []
+    for held in folds:
+        train = [s for s in scored if s[0].action not in held]
+        fold = [s for s in tested if s[0].action in held]
+        t = best_threshold([s[1] for s in train], [s[0].serves for s in train], min_precision)
+        tc = best_threshold([s[2] for s in train], [s[0].serves for s in train], min_precision)
+        dec = [s[1] >= t for s in fold]
+        cos = [s[2] >= tc for s in fold]
+        labels = [s[0].serves for s in fold]
+        p, r = precision_recall(dec, labels)
+        cp, cr = precision_recall(cos, labels)
+        results.append(FoldResult(tuple(held), len(fold), t, p, r, tc, cp, cr))
+        decided += list(zip(labels, dec, cos, strict=True))
+        errors += [f"{'missed' if s[0].serves else 'wrongly served'}: {s[0].query!r} vs {s[0].action} ({s[3]})"
+                   for s, d in zip(fold, dec, strict=True) if d != s[0].serves]
+    labels = [x[0] for x in decided]
+    p, r = precision_recall([x[1] for x in decided], labels)
+    cp, cr = precision_recall([x[2] for x in decided], labels)
+    all_labels = [s[0].serves for s in tested]
+    tb = best_threshold([s[2] for s in tested], all_labels, min_precision)
+    bp, br = precision_recall([s[2] >= tb for s in tested], all_labels)
+    return KFoldReport(tuple(results), p, r, cp, cr, tb, bp, br, tuple(errors))

@@ -62,7 +62,8 @@ class HeuristicPlanner:
     def coverage(self, ctx: PlanningContext, actions: list[Action], candidates: list[Action] | None = None,
                  roots: set[str] | None = None) -> Coverage:
         """The per-clause decision; raises NotCovered (or names the missing input) unless every clause is served."""
-        has_input = bool(roots if roots is not None else _roots(ctx))
+        named_file = re.search(r"[\w./-]+\.(?:csv|tsv|json|npy|tiff?|png)\b", ctx.request)
+        has_input = bool(roots if roots is not None else _roots(ctx)) or named_file is not None
         coverage = assess(ctx.request, actions, self.scorer, has_input=has_input)
         if coverage.complete:
             return coverage

@@ -23,6 +23,7 @@ def main() -> None:
     parser.add_argument("--embedder", default="auto", help="auto (packaged MiniLM) or none (keywords)")
     parser.add_argument("--k", type=int, default=5)
     parser.add_argument("--errors", action="store_true", help="list every wrong held-out decision")
+    parser.add_argument("--penalties", default="0.1", help="penalties per unnamed specific to choose from, e.g. 0.1,0.2,0.3")
     args = parser.parse_args()
     actions = actions_from(default_registry(), read_capability_dir(default_seed_dir()))
     pairs = load_coverage_pairs()
@@ -30,17 +31,19 @@ def main() -> None:
     fresh = [p for p in pairs if p.set == "b"]
     scorer = default_scorer(args.embedder)
     print(f"scorer {scorer.name}, {args.k} folds by action (thresholds fitted on the other folds only)")
-    show(f"set a ({len(dev)} pairs; the rules were changed while looking at these)", kfold_coverage(dev, actions, scorer, k=args.k), args.errors)
+    pens = tuple(float(x) for x in args.penalties.split(","))
+    show(f"set a ({len(dev)} pairs; the rules were changed while looking at these)",
+         kfold_coverage(dev, actions, scorer, k=args.k, penalties=pens), args.errors)
     show(f"set b ({len(fresh)} pairs written after the last rule change; thresholds fitted on set a)",
-         kfold_coverage(dev, actions, scorer, k=args.k, test=fresh), args.errors)
+         kfold_coverage(dev, actions, scorer, k=args.k, test=fresh, penalties=pens), args.errors)
 
 
 def show(title: str, report: KFoldReport, errors: bool) -> None:
     print()
     print(title)
-    print(f"{'fold':>4} {'pairs':>5} | {'decision t':>10} {'P':>6} {'R':>6} | {'cosine t':>8} {'P':>6} {'R':>6}")
+    print(f"{'fold':>4} {'pairs':>5} | {'penalty':>7} {'decision t':>10} {'P':>6} {'R':>6} | {'cosine t':>8} {'P':>6} {'R':>6}")
     for i, f in enumerate(report.folds, 1):
-        print(f"{i:>4} {f.n_pairs:>5} | {f.threshold:>10.3f} {f.precision:>6.3f} {f.recall:>6.3f} | "
+        print(f"{i:>4} {f.n_pairs:>5} | {f.penalty:>7.2f} {f.threshold:>10.3f} {f.precision:>6.3f} {f.recall:>6.3f} | "
               f"{f.cosine_threshold:>8.3f} {f.cosine_precision:>6.3f} {f.cosine_recall:>6.3f}")
     print(f"held-out, pooled: decision P {report.precision:.3f} R {report.recall:.3f} | "
           f"cosine P {report.cosine_precision:.3f} R {report.cosine_recall:.3f}")

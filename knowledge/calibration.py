@@ -173,6 +173,8 @@ class FoldResult:
     cosine_threshold: float
     cosine_precision: float
     cosine_recall: float
+    penalty: float = 0.1
+    """The penalty per unnamed specific chosen on the training folds."""
 
 
 @dataclass(frozen=True)
@@ -191,45 +193,56 @@ class KFoldReport:
 
 
 def kfold_coverage(pairs: Sequence[CoveragePair], actions: Sequence[Any], scorer: Any, k: int = 5,
-                   min_precision: float = 0.95, test: Sequence[CoveragePair] | None = None) -> KFoldReport:
+                   min_precision: float = 0.95, test: Sequence[CoveragePair] | None = None,
+                   penalties: Sequence[float] = (0.1,)) -> KFoldReport:
     """Fit the decision's threshold on k-1 folds of actions, measure on the held-out fold, k times.
 
     No phrasing of a held-out action is seen in fitting: folds split the actions, and every pair of
     an action lands in that action's fold. Plain cosine gets the same treatment (its threshold
     fitted on the other folds), plus its best threshold on all pairs as an optimistic reference.
     With `test`, thresholds are fitted on `pairs` of the other folds and measured on `test`'s pairs
-    of the held-out fold.
+    of the held-out fold. With several `penalties` (per specific the action never names), each
+    fold also picks the penalty that gives the best recall at `min_precision` on its training folds.
     """
     from planexec.coverage import Judge
 
     by_name = {a.name: a for a in actions}
-    judge = Judge.for_scorer(scorer, threshold=-10.0)  # every pair scored; the threshold is applied below
 
-    def score(items: Sequence[CoveragePair]) -> list[tuple[CoveragePair, float, float, str]]:
+    def score(items: Sequence[CoveragePair], penalty: float) -> list[tuple[CoveragePair, float, float, str]]:
+        # every pair scored (threshold -10); the fitted threshold is applied below
+        judge = Judge(scorer, ReusePolicy(threshold=-10.0, unspecified_penalty=penalty))
         out = []
         for p in items:
             cand = judge.candidates(p.query, [by_name[p.action]])[0]
             out.append((p, -10.0 if not cand.accepted else cand.score, cand.semantic, cand.reason))
         return out
 
-    scored = score(pairs)
-    tested = score(test) if test is not None else scored
+    by_penalty = {x: (score(pairs, x), score(test, x) if test is not None else None) for x in penalties}
+    scored = by_penalty[penalties[0]][0]
+    tested = by_penalty[penalties[0]][1] or scored
     names = sorted({p.action for p in pairs})
     folds = [names[i::k] for i in range(k)]
     results: list[FoldResult] = []
     decided: list[tuple[bool, bool, bool]] = []  # (label, decision, cosine decision)
     errors: list[str] = []
     for held in folds:
+        fits = []
+        for x, (sc, te) in by_penalty.items():
+            tr = [s for s in sc if s[0].action not in held]
+            t_x = best_threshold([s[1] for s in tr], [s[0].serves for s in tr], min_precision)
+            p_x, r_x = precision_recall([s[1] >= t_x for s in tr], [s[0].serves for s in tr])
+            fits.append(((r_x if p_x >= min_precision else -1.0, p_x, -x), x, t_x, te or sc))
+        _, penalty, t, chosen = max(fits, key=lambda f: f[0])
         train = [s for s in scored if s[0].action not in held]
-        fold = [s for s in tested if s[0].action in held]
-        t = best_threshold([s[1] for s in train], [s[0].serves for s in train], min_precision)
+        fold = [s for s in chosen if s[0].action in held]
+        cos_fold = [s for s in tested if s[0].action in held]
         tc = best_threshold([s[2] for s in train], [s[0].serves for s in train], min_precision)
         dec = [s[1] >= t for s in fold]
-        cos = [s[2] >= tc for s in fold]
+        cos = [s[2] >= tc for s in cos_fold]
         labels = [s[0].serves for s in fold]
         p, r = precision_recall(dec, labels)
         cp, cr = precision_recall(cos, labels)
-        results.append(FoldResult(tuple(held), len(fold), t, p, r, tc, cp, cr))
+        results.append(FoldResult(tuple(held), len(fold), t, p, r, tc, cp, cr, penalty))
         decided += list(zip(labels, dec, cos, strict=True))
         errors += [f"{'missed' if s[0].serves else 'wrongly served'}: {s[0].query!r} vs {s[0].action} ({s[3]})"
                    for s, d in zip(fold, dec, strict=True) if d != s[0].serves]

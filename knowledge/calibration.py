@@ -88,6 +88,8 @@ class CalibrationReport:
     def lines(self) -> list[str]:
         return [
             f"pairs: {self.n_pairs} ({self.n_positive} reuse, {self.n_hard_negative} hard negatives)",
+            "note: measured on the pairs the rules and threshold were fitted to (training figures); "
+            "held-out figures: benchmarks/bench_reuse_decision.py",
             f"reuse decision (threshold {self.threshold:.2f} + term agreement): "
             f"precision {self.precision:.3f}, recall {self.recall:.3f}",
             f"cosine only, best threshold {self.cosine_threshold:.3f}: "

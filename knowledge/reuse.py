@@ -109,7 +109,7 @@ _LEXICON: list[tuple[str, str, str]] = [
     ("statistic", "sum", r"\bsum\b|\btotal\b(?! (?:number|count))"),
     ("statistic", "mode", r"\bmode\b"),
     ("statistic", "count", r"\bcount\w*|number of|how many"),
-    ("measure", "active", r"\bactive\b|\bresponsive\b|\binactive\b|\bsilent\b"),
+    ("measure", "active", r"\bactive\b(?! together)|\bresponsive\b|\binactive\b|\bsilent\b"),
     ("measure", "skewness", r"skew\w*"),
     ("measure", "kurtosis", r"kurtos\w*"),
     ("measure", "cv", r"coefficient of variation|\bcv\b"),
@@ -118,9 +118,9 @@ _LEXICON: list[tuple[str, str, str]] = [
     ("measure", "autocorrelation", r"auto[- ]?correlation"),
 ]
 # Groups naming what a step must do (plot, save, detect...), a quantity it must compute
-# (skewness, SNR...), the object it works on (the mean trace), the kind of figure (heatmap)
-# or a filter (larger than): a capability silent on them cannot do it.
-STRICT_GROUPS = frozenset({"action", "task", "measure", "object", "plot", "comparison"})
+# (skewness, SNR...), the object it works on (the mean trace) or the kind of figure (heatmap):
+# a capability silent on them cannot do it.
+STRICT_GROUPS = frozenset({"action", "task", "measure", "object", "plot"})
 _COMPILED = [(g, c, re.compile(p)) for g, c, p in _LEXICON]
 
 _UNITS = {

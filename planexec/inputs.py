@@ -24,9 +24,10 @@ class HeuristicInputGenerator:
         declared = (tool.input_schema or {}).get("properties")
         props: dict[str, Any] = declared or {}
         # a schema without "properties" takes anything; one with an empty dict takes no arguments.
-        # The arguments were written for the step's first tool: there an unknown name is kept so
-        # that validation rejects it (a misspelt n_curve must not fall back to the default).
-        mine = bool(step.primary_tools) and step.primary_tools[0] == tool.name
+        # A step with one tool: its arguments were written for it, so an unknown name is kept for
+        # validation to reject (a misspelt n_curve must not fall back to the default). With
+        # fallbacks, each tool takes the arguments it knows.
+        mine = step.tools == (tool.name,)
         args = {k: v for k, v in step.args.items() if declared is None or k in props or mine}
         texts = [step.goal, ctx.request]
         for name, spec in props.items():

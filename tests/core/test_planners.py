@@ -133,7 +133,7 @@ def test_llm_planner_includes_files_and_completed_work() -> None:
 
 
 def test_a_step_says_what_it_does_and_keeps_the_clauses_it_serves() -> None:
-    """The goal is the tool's title; the clauses it serves are kept beside it; a clause asking nothing is skipped."""
+    """The goal is the tool's title; the clause it serves is kept beside it; clauses asking nothing are skipped."""
     from planexec.planner_heuristic import HeuristicPlanner
     from planexec.protocols import PlanningContext
     from planexec.similarity import KeywordScorer
@@ -144,5 +144,5 @@ def test_a_step_says_what_it_does_and_keeps_the_clauses_it_serves() -> None:
     (step,) = plan.steps
     assert step.primary_tools == ("describe_table",)
     assert step.goal == "Describe table"
-    assert step.serves == "analyze data/examples/sales.csv; tell me the average revenue"
+    assert step.serves == "tell me the average revenue", "'analyze <file>' only names the input"
     assert step.args == {"column": "revenue"}

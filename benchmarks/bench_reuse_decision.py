@@ -29,6 +29,7 @@ def main() -> None:
     pairs = load_coverage_pairs()
     dev = [p for p in pairs if p.set == "a"]
     fresh = [p for p in pairs if p.set == "b"]
+    last = [p for p in pairs if p.set == "c"]
     scorer = default_scorer(args.embedder)
     print(f"scorer {scorer.name}, {args.k} folds by action (thresholds fitted on the other folds only)")
     pens = tuple(float(x) for x in args.penalties.split(","))
@@ -36,6 +37,8 @@ def main() -> None:
          kfold_coverage(dev, actions, scorer, k=args.k, penalties=pens), args.errors)
     show(f"set b ({len(fresh)} pairs written after the last rule change; thresholds fitted on set a)",
          kfold_coverage(dev, actions, scorer, k=args.k, test=fresh, penalties=pens), args.errors)
+    show(f"set c ({len(last)} pairs written before the last method change; thresholds fitted on set a)",
+         kfold_coverage(dev, actions, scorer, k=args.k, test=last, penalties=pens), args.errors)
 
 
 def show(title: str, report: KFoldReport, errors: bool) -> None:

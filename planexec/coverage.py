@@ -64,6 +64,26 @@ _NOUN = re.compile(r"\b(?:cells?|neurons?|traces?|curves?|events?|transients?|sp
                    r"columns?|rows?|tables?)\b", re.IGNORECASE)
 
 
+# What a clause is about: an action that never names one of these objects does not work on it
+# ("count the events" is not served by a cell counter, "watershed on the curves" not by image segmentation).
+_OBJECTS = {
+    "cell": r"\bcells?\b|\bneurons?\b|\brois?\b|\bsomat\w*|cell bod\w*|regions? of interest|\bper-cell\b",
+    "event": r"\bevents?\b|\btransients?\b|\bspikes?\b|\bpeaks?\b|\bfir(?:e|es|ing)\b",
+    "image": r"\bimages?\b|\bframes?\b|\bmovie\b|\bstack\b|\bpixels?\b|\bprojection\b|\brecording\b|field of view",
+    "curve": r"\bcurves?\b|\bensemble\b",
+    "table": r"\btables?\b|\bcolumns?\b|\brows?\b|\bcsv\b|\bspreadsheet\b",
+    "neuropil": r"\bneuropil\b",
+    "vessel": r"\bvessels?\b|\bdendrit\w*|\baxons?\b",
+    "paper": r"\bpapers?\b|\bliterature\b|\bpublications?\b",
+}
+_OBJECT_RES = {k: re.compile(v, re.IGNORECASE) for k, v in _OBJECTS.items()}
+
+
+def objects(text: str) -> frozenset[str]:
+    """The domain objects a text names (cells, events, images, curves, tables...)."""
+    return frozenset(k for k, r in _OBJECT_RES.items() if r.search(text))
+
+
 @dataclass(frozen=True)
 class Candidate:
     """One action considered for a clause: its scores and the decision with its reason."""
@@ -222,6 +242,8 @@ class Judge:
 
     scorer: Scorer
     policy: ReusePolicy
+    check_objects: bool = True
+    """Reject an action that never names an object the clause is about (cells, events, curves...)."""
 
     @classmethod
     def for_scorer(cls, scorer: Scorer, threshold: float | None = None) -> Judge:
@@ -243,18 +265,22 @@ class Judge:
         for (a, _), s in zip(flat, sims, strict=True):
             best[a.name] = max(best.get(a.name, -1.0), float(s))
         asked = extract_terms(clause)  # the specifics are the clause's own; context only helps the similarity
-        out = [self._decide(asked, a, best.get(a.name, 0.0)) for a in actions]
+        things = objects(text)
+        out = [self._decide(asked, things, a, best.get(a.name, 0.0)) for a in actions]
         out.sort(key=lambda c: (c.accepted, c.score), reverse=True)
         return out
 
-    def _decide(self, asked: object, action: Action, semantic: float) -> Candidate:
+    def _decide(self, asked: object, things: frozenset[str], action: Action, semantic: float) -> Candidate:
         text = " ".join([action.name.replace("_", " "), action.title, *phrasings(action), *action.tags])
         terms = compare_terms(asked, extract_terms(text))  # type: ignore[arg-type]
         if action.numeric_args:  # a number given to a tool with numeric parameters is an argument, not a specific
             terms = dataclasses.replace(terms, unspecified=[u for u in terms.unspecified if not u.startswith("parameter")])
         wants_plot = "plot" in asked.groups.get("action", frozenset())  # type: ignore[attr-defined]
         ok, score, reason = self.policy.decide(semantic, terms, None)
-        if ok and _produces_figure_only(action) and not wants_plot:
+        unnamed = sorted(things - objects(text)) if self.check_objects else []
+        if ok and unnamed:
+            ok, reason = False, f"works on {', '.join(sorted(objects(text))) or 'other things'}, not {', '.join(unnamed)}"
+        elif ok and _produces_figure_only(action) and not wants_plot:
             ok, reason = False, "only draws a figure; the clause asks for a result"
         elif ok and wants_plot and not _makes_figure(action):
             ok, reason = False, "makes no figure; the clause asks for one"

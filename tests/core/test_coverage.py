@@ -103,3 +103,10 @@ def test_verification_checks_the_kind_of_result_the_clause_asks_for() -> None:
     assert heuristic_verdict(PlanStep(1, "Count cells", ("t",), serves="how many cells are there"),
                              ToolOutput({"n_cells": 6}), ToolContext()).ok
     assert heuristic_verdict(asks_plot, figure_only, ToolContext()).ok
+
+
+def test_an_action_that_never_names_what_the_clause_is_about_does_not_serve_it() -> None:
+    judge = Judge.for_scorer(KeywordScorer())
+    cands = {c.name: c for c in judge.candidates("count the events in each neuron", ACTIONS)}
+    assert not cands["count_cells"].accepted and "not event" in cands["count_cells"].reason
+    assert {c.name for c in judge.candidates("count the neurons", ACTIONS) if c.accepted} >= {"count_cells"}

@@ -21,7 +21,7 @@ def test_the_pairs_cover_every_starter_capability_and_curve_or_table_tool() -> N
     for name in names:
         mine = [p for p in pairs if p.action == name]
         assert any(p.serves for p in mine) and any(p.kind == "hard_negative" for p in mine), name
-    assert {p.set for p in pairs} == {"a", "b"}
+    assert {p.set for p in pairs} == {"a", "b", "c"}
 
 
 def test_kfold_holds_out_whole_actions_and_fits_only_on_the_rest() -> None:

@@ -11,8 +11,10 @@
     ├── ToolError             a tool failed; becomes a failed attempt (an observation), never a crash
     │   └── ToolInputError    arguments did not match the tool's schema
     ├── RunAborted            a signal with a payload: the circuit breaker or a critical evaluation
-    └── EnvironmentFailure    the machine must be fixed: disk full, read-only, not a folder, permission
-                              (exit code 6 in the CLI); names the path and the fix
+    ├── EnvironmentFailure    the machine must be fixed: disk full, read-only, not a folder, permission
+    │                         (exit code 6 in the CLI); names the path and the fix
+    └── NotCovered            a signal: clauses the library does not cover (or out of scope), refused
+                              before any step ran; carries the per-clause `coverage` (exit code 5)
 """
 
 from __future__ import annotations
@@ -103,3 +105,11 @@ class EnvironmentFailure(PlanexecError):
         where = path or exc.filename or "the planexec home"
         what, fix = _FIXES.get(exc.errno or 0, (exc.strerror or str(exc), "check the path and its file system"))
         return cls(f"cannot write {where}: {what}; {fix}", where)
+
+
+class NotCovered(PlanexecError):
+    """The offline planner refuses: some clause is not covered or out of scope; `coverage` says which and why."""
+
+    def __init__(self, coverage: Any) -> None:
+        super().__init__(coverage.message())
+        self.coverage = coverage

@@ -16,7 +16,7 @@ from planexec.approval import review_plan
 from planexec.checkpoint import load_checkpoint, restore, save_checkpoint
 from planexec.config import Config
 from planexec.context import ContextBuilder, check_inputs
-from planexec.errors import LLMError, PlanexecError, RunAborted, ToolError, UsageError
+from planexec.errors import LLMError, NotCovered, PlanexecError, RunAborted, ToolError, UsageError
 from planexec.evaluator import StepEvaluatorRegistry, default_evaluators
 from planexec.events import (
     EventBus,
@@ -45,6 +45,7 @@ from planexec.sandbox.forkserver import prewarm
 from planexec.scheduler import Scheduler
 from planexec.similarity import default_scorer
 from planexec.state import RunState
+from planexec.status import run_status
 from planexec.synthesis import LLMSynthesizer, TemplateSynthesizer
 from planexec.tools import ToolRegistry, default_registry
 from planexec.verifier import StepVerifier
@@ -146,6 +147,8 @@ class Orchestrator:
                     work=lambda step: self._evaluate(executor.execute(step, run)),
                     on_result=lambda result: self._after_step(run, result),
                 )
+            except NotCovered as exc:  # refused before any step ran
+                run.not_covered = exc.coverage
             except RunAborted as exc:
                 run.aborted = exc.reason
                 run.bus.emit(RunAbortedEvent(exc.reason))
@@ -218,7 +221,8 @@ class Orchestrator:
         needed_llm = run.llm is not None and run.llm.usage.calls > run.usage_start.calls
         synthesizer = self.parts.synthesizer if needed_llm or run.llm is None else TemplateSynthesizer()
         try:
-            answer = synthesizer.synthesize(run.request, steps, run.results)
+            answer = (run.not_covered.message() if run.not_covered is not None
+                      else synthesizer.synthesize(run.request, steps, run.results))
         except PlanexecError as exc:
             run.errors.append(f"synthesis failed, templated answer given instead: {exc}")
             answer = TemplateSynthesizer().synthesize(run.request, steps, run.results)
@@ -252,16 +256,13 @@ class Orchestrator:
 
 
 def _status(run: RunState, steps: list[StepResult]) -> str:
+    if run.not_covered is not None:
+        return "not_covered"
     if run.rejected:
         return "rejected"
     if run.aborted:
         return "aborted"
-    if not steps or not any(s.ok for s in steps):
-        return "failed"
-    replaced = {r.get("failed_step") for r in run.replans if r.get("new_steps")}  # recovered by a replan
-    if all(s.ok or s.step.step_num in replaced for s in steps) and run.plan and len(steps) >= len(run.plan.steps):
-        return "succeeded"
-    return "partial"
+    return run_status(run.plan, steps, run.replans)
 
 
 class _LazyScorer:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from planexec.actions import actions_from
 from planexec.knowledge.calibration import CoveragePair, kfold_coverage, load_coverage_pairs
-from planexec.knowledge.store import default_seed_dir, read_capability_dir
+from planexec.knowledge.starters import read_capability_dir
+from planexec.knowledge.store import default_seed_dir
 from planexec.similarity import KeywordScorer
 from planexec.tools import default_registry
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from planexec.errors import PlanexecError
-from planexec.sandbox import confine
+from planexec.sandbox import cgroup, confine, namespaces
 
 PRELOAD = (
     "numpy", "scipy", "scipy.ndimage", "scipy.signal", "scipy.stats", "scipy.optimize",
@@ -100,11 +100,15 @@ class ForkServer:
                     self._stop()
                     self._start()
                 try:
-                    return int(self._call({"op": "spawn", "request": request}, [worker_fd])["pid"])
+                    reply = self._call({"op": "spawn", "request": request}, [worker_fd])
                 except (OSError, EOFError, ValueError):
                     self._stop()
                     if attempt == 2:
                         raise SandboxUnavailable("the sandbox fork server keeps failing") from None
+                    continue
+                if "pid" not in reply:
+                    raise SandboxUnavailable(str(reply.get("error") or "no worker started"))
+                return int(reply["pid"])
         raise AssertionError("unreachable")
 
     def reap(self, pid: int) -> dict[str, Any]:
@@ -180,8 +184,11 @@ def shutdown() -> None:
 def _preload() -> None:
     import importlib
 
+    from planexec.sandbox.policy import DEFAULT_ALLOWED_IMPORTS
+
     sys.dont_write_bytecode = True
-    for name in PRELOAD:
+    # the stdlib may live where an unprivileged worker cannot read (under /root): load it now
+    for name in (*PRELOAD, *sorted(DEFAULT_ALLOWED_IMPORTS), "mmap"):
         importlib.import_module(name)
     import matplotlib.pyplot as plt
     import numpy as np
@@ -208,14 +215,16 @@ def _preload() -> None:
 def _serve(fd: int) -> None:
     ctrl = socket.socket(fileno=fd)
     _preload()
+    cgroup.remove_stale(os.getpid())
     ctrl.send(json.dumps({"ready": True, "pid": os.getpid()}).encode())
-    children: set[int] = set()
-    dying: set[int] = set()
+    children: dict[int, str] = {}
+    dying: dict[int, str] = {}
+    spawned = 0
     try:
         while True:
             for pid in list(dying):
                 if os.waitpid(pid, os.WNOHANG)[0]:
-                    dying.discard(pid)
+                    cgroup.remove(dying.pop(pid))
             ctrl.settimeout(0.05 if dying else None)
             try:
                 data, fds, _flags, _addr = socket.recv_fds(ctrl, 1 << 20, 4)
@@ -225,38 +234,55 @@ def _serve(fd: int) -> None:
                 break
             msg = json.loads(data)
             if msg["op"] == "spawn":
-                pid = os.fork()
+                spawned += 1
+                request = msg["request"]
+                request["cgroup"] = f"{cgroup.PREFIX}{os.getpid()}-{spawned}"
+                try:
+                    pid = _fork(request)
+                except OSError as exc:
+                    for extra in fds:
+                        os.close(extra)
+                    ctrl.send(json.dumps({"error": f"could not start a worker: {exc}"}).encode())
+                    continue
                 if pid == 0:
                     from planexec.sandbox import worker
 
                     ctrl.detach()
-                    worker.main(fds[0], msg["request"], os.getppid())
+                    worker.main(fds[0], request, os.getppid())
                 for extra in fds:
                     os.close(extra)
-                children.add(pid)
+                children[pid] = request["cgroup"]
                 ctrl.send(json.dumps({"pid": pid}).encode())
             elif msg["op"] == "reap":
                 ctrl.send(json.dumps(_reap(int(msg["pid"]), children)).encode())
             elif msg["op"] == "release":
                 pid = int(msg["pid"])
                 if pid in children:
-                    children.discard(pid)
                     _kill(pid)
-                    dying.add(pid)
+                    dying[pid] = children.pop(pid)
                 ctrl.send(b"{}")
     finally:
         for pid in list(children):
             _reap(pid, children)
-        for pid in dying:
+        for pid, name in dying.items():
             os.waitpid(pid, 0)
+            cgroup.remove(name)
 
 
-def _reap(pid: int, children: set[int]) -> dict[str, Any]:
+def _fork(request: dict[str, Any]) -> int:
+    """fork(), into new namespaces when the request asks for them."""
+    if "namespaces" in request["layers"]:
+        return namespaces.clone(namespaces.NAMESPACE_FLAGS)
+    return os.fork()
+
+
+def _reap(pid: int, children: dict[int, str]) -> dict[str, Any]:
     if pid not in children:
         return {"code": None, "signal": None}
-    children.discard(pid)
+    name = children.pop(pid)
     _kill(pid)
     _, status = os.waitpid(pid, 0)
+    cgroup.remove(name)
     if os.WIFSIGNALED(status):
         return {"code": None, "signal": os.WTERMSIG(status)}
     return {"code": os.WEXITSTATUS(status), "signal": None}

@@ -123,13 +123,18 @@ class ForkServer:
                 return {"code": None, "signal": None}
 
     def release(self, pid: int) -> None:
-        """Kill the worker's process group; the server reaps it in the background."""
+        """Kill the worker's process group now; the server reaps it in the background.
+
+        The server has not reaped `pid` yet (it only does so when told), so the pid cannot
+        have been reused; no reply is awaited, so the server may be busy forking meanwhile.
+        """
         with self._lock:
             if self._sock is None:
                 return
+            _kill(pid)
             try:
-                self._call({"op": "release", "pid": pid})
-            except (OSError, EOFError, ValueError):
+                self._sock.send(json.dumps({"op": "release", "pid": pid}).encode())
+            except OSError:
                 self._stop()
 
     def running(self) -> bool:
@@ -212,6 +217,49 @@ def _preload() -> None:
     gc.freeze()  # forked workers' collections then skip (and do not copy) the warm heap
 
 
+class _Spare:
+    """A worker forked ahead of time (into new namespaces or not), waiting for its request.
+
+    Forking the warm interpreter is most of a run's start-up cost; the server makes the next
+    worker right after handing one out, so that cost overlaps the run instead of preceding it.
+    """
+
+    def __init__(self, ctrl: socket.socket, isolated: bool) -> None:
+        self.isolated = isolated
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        pid = namespaces.clone(namespaces.NAMESPACE_FLAGS) if isolated else os.fork()
+        if pid == 0:
+            ours.close()
+            _wait_as_spare(ctrl, theirs)
+        theirs.close()
+        self.pid, self.sock = pid, ours
+
+    def hand_over(self, request: dict[str, Any], comm_fd: int) -> int:
+        socket.send_fds(self.sock, [json.dumps(request).encode()], [comm_fd])
+        self.sock.close()
+        return self.pid
+
+    def discard(self) -> None:
+        self.sock.close()
+        _kill(self.pid)
+        os.waitpid(self.pid, 0)
+
+
+def _wait_as_spare(ctrl: socket.socket, sock: socket.socket) -> None:
+    """In a spare child: wait for a request and become its worker; exit if the server goes."""
+    from planexec.sandbox import worker
+
+    ctrl.detach()
+    try:
+        data, fds, _flags, _addr = socket.recv_fds(sock, 1 << 20, 2)
+    except OSError:
+        os._exit(0)
+    if not data or not fds:
+        os._exit(0)
+    sock.close()
+    worker.main(fds[0], json.loads(data), os.getppid())
+
+
 def _serve(fd: int) -> None:
     ctrl = socket.socket(fileno=fd)
     _preload()
@@ -219,6 +267,7 @@ def _serve(fd: int) -> None:
     ctrl.send(json.dumps({"ready": True, "pid": os.getpid()}).encode())
     children: dict[int, str] = {}
     dying: dict[int, str] = {}
+    spare: _Spare | None = None
     spawned = 0
     try:
         while True:
@@ -237,22 +286,27 @@ def _serve(fd: int) -> None:
                 spawned += 1
                 request = msg["request"]
                 request["cgroup"] = f"{cgroup.PREFIX}{os.getpid()}-{spawned}"
+                isolated = "namespaces" in request["layers"]
                 try:
-                    pid = _fork(request)
+                    if spare is None or spare.isolated != isolated:
+                        if spare is not None:
+                            spare.discard()
+                        spare = _Spare(ctrl, isolated)
+                    pid = spare.hand_over(request, fds[0])
+                    spare = None
                 except OSError as exc:
-                    for extra in fds:
-                        os.close(extra)
+                    spare = None
                     ctrl.send(json.dumps({"error": f"could not start a worker: {exc}"}).encode())
                     continue
-                if pid == 0:
-                    from planexec.sandbox import worker
-
-                    ctrl.detach()
-                    worker.main(fds[0], request, os.getppid())
-                for extra in fds:
-                    os.close(extra)
+                finally:
+                    for extra in fds:
+                        os.close(extra)
                 children[pid] = request["cgroup"]
                 ctrl.send(json.dumps({"pid": pid}).encode())
+                try:
+                    spare = _Spare(ctrl, isolated)
+                except OSError:
+                    spare = None
             elif msg["op"] == "reap":
                 ctrl.send(json.dumps(_reap(int(msg["pid"]), children)).encode())
             elif msg["op"] == "release":
@@ -260,20 +314,14 @@ def _serve(fd: int) -> None:
                 if pid in children:
                     _kill(pid)
                     dying[pid] = children.pop(pid)
-                ctrl.send(b"{}")
     finally:
+        if spare is not None:
+            spare.discard()
         for pid in list(children):
             _reap(pid, children)
         for pid, name in dying.items():
             os.waitpid(pid, 0)
             cgroup.remove(name)
-
-
-def _fork(request: dict[str, Any]) -> int:
-    """fork(), into new namespaces when the request asks for them."""
-    if "namespaces" in request["layers"]:
-        return namespaces.clone(namespaces.NAMESPACE_FLAGS)
-    return os.fork()
 
 
 def _reap(pid: int, children: dict[int, str]) -> dict[str, Any]:

@@ -133,7 +133,8 @@ def test_unknown_layer_is_a_config_error():
 def test_capabilities_name_every_layer():
     caps = Sandbox.capabilities()
     rows = {name: (ok, note) for name, ok, note in caps.describe()}
-    for name in ("rlimits", "capabilities", "landlock", "seccomp", "policy", "netns"):
+    for name in ("rlimits", "capabilities", "identity", "namespaces", "cgroup", "quota", "landlock",
+                 "seccomp", "policy"):
         assert rows[name][1], name
     for name in caps.missing:
         assert "NOT available" in rows[name][1]

@@ -78,7 +78,7 @@ class Sandbox:
         self.quota_mb = int(quota_mb or file_mb)
         self.output_chars = int(output_chars)
         self.max_message_mb = 64
-        self.max_result_mb = max(256, self.memory_mb)
+        self.max_result_mb = max(64, self.memory_mb)
         """Array bytes one run may return in all (checked on file sizes before reading)."""
         self.max_arrays = 256
         self.max_figures = 32

@@ -339,6 +339,18 @@ class Session:
     def alive(self) -> bool:
         return self._worker is not None
 
+    @property
+    def worker_pid(self) -> int | None:
+        """Host pid of the session's worker process (None before the first run or after a failure)."""
+        return self._worker.pid if self._worker is not None else None
+
+    def scratch_usage(self) -> tuple[int, int] | None:
+        """(bytes, files) the worker's scratch space holds now, as the kernel counts them."""
+        if self._worker is None or self._worker.dir_fd < 0:
+            return None
+        st = os.fstatvfs(self._worker.dir_fd)
+        return (st.f_blocks - st.f_bfree) * st.f_frsize, st.f_files - st.f_ffree
+
     def _drop(self) -> None:
         if self._worker is not None:
             self._worker.close()

@@ -82,7 +82,7 @@ class Sandbox:
         """Array bytes one run may return in all (checked on file sizes before reading)."""
         self.max_arrays = 256
         self.max_figures = 32
-        self.max_figure_mb = 64
+        self.max_figure_mb = 32
         """PNG bytes one run may return in all."""
         if allow_weaker is None:
             allow_weaker = layers is not None or os.environ.get(

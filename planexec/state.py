@@ -12,12 +12,12 @@ from planexec.config import Config
 from planexec.events import EventBus
 from planexec.llm.base import LLM
 from planexec.models import Plan, PlanStep, StepResult, Usage
-
-HOST_RESULT_KEYS = frozenset({"saved_capabilities"})
-"""Keys of `results` the host itself writes; a tool's result of the same name is kept as `step.<key>`."""
 from planexec.protocols import PlanningContext
 from planexec.tools.base import Services, ToolContext, ToolOutput
 from planexec.tools.registry import ToolRegistry
+
+HOST_RESULT_KEYS = frozenset({"saved_capabilities"})
+"""Keys of `results` the host itself writes; a tool's result of the same name is kept as `step.<key>`."""
 
 
 @dataclass

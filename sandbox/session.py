@@ -65,7 +65,7 @@ class Worker:
         limits = {"memory_bytes": sb.memory_mb * MB + mapped, "cpu_seconds": cpu_seconds,
                   "file_bytes": min(max(sb.file_mb * MB, 2 * mapped), quota), "open_files": 64,
                   "processes": 64, "quota_bytes": quota,
-                  "cgroup_bytes": sb.memory_mb * MB + quota + COW_ROOM}
+                  "cgroup_bytes": sb.memory_mb * MB + mapped + quota + COW_ROOM}
         request = {"base": self.base, "scratch": self.scratch, "layers": list(sb.layers),
                    "limits": limits, "inputs": "inputs.json" if inputs else None,
                    "output_chars": sb.output_chars, "read_files": read_files}

@@ -242,7 +242,10 @@ class _Spare:
     def discard(self) -> None:
         self.sock.close()
         _kill(self.pid)
-        os.waitpid(self.pid, 0)
+        try:
+            os.waitpid(self.pid, 0)
+        except ChildProcessError:
+            pass
 
 
 def _wait_as_spare(ctrl: socket.socket, sock: socket.socket) -> None:
@@ -260,6 +263,17 @@ def _wait_as_spare(ctrl: socket.socket, sock: socket.socket) -> None:
     worker.main(fds[0], json.loads(data), os.getppid())
 
 
+def _hand_over(spare: _Spare | None, ctrl: socket.socket, isolated: bool,
+               request: dict[str, Any], comm_fd: int) -> int:
+    """Give `request` to the waiting spare, or to a fresh one if there is none or it died."""
+    if spare is not None:
+        try:
+            return spare.hand_over(request, comm_fd)
+        except OSError:
+            spare.discard()
+    return _Spare(ctrl, isolated).hand_over(request, comm_fd)
+
+
 def _serve(fd: int) -> None:
     ctrl = socket.socket(fileno=fd)
     _preload()
@@ -267,7 +281,7 @@ def _serve(fd: int) -> None:
     ctrl.send(json.dumps({"ready": True, "pid": os.getpid()}).encode())
     children: dict[int, str] = {}
     dying: dict[int, str] = {}
-    spare: _Spare | None = None
+    spares: dict[bool, _Spare] = {}  # one waiting worker per flavour (new namespaces or not)
     spawned = 0
     try:
         while True:
@@ -288,14 +302,8 @@ def _serve(fd: int) -> None:
                 request["cgroup"] = f"{cgroup.PREFIX}{os.getpid()}-{spawned}"
                 isolated = "namespaces" in request["layers"]
                 try:
-                    if spare is None or spare.isolated != isolated:
-                        if spare is not None:
-                            spare.discard()
-                        spare = _Spare(ctrl, isolated)
-                    pid = spare.hand_over(request, fds[0])
-                    spare = None
+                    pid = _hand_over(spares.pop(isolated, None), ctrl, isolated, request, fds[0])
                 except OSError as exc:
-                    spare = None
                     ctrl.send(json.dumps({"error": f"could not start a worker: {exc}"}).encode())
                     continue
                 finally:
@@ -304,9 +312,9 @@ def _serve(fd: int) -> None:
                 children[pid] = request["cgroup"]
                 ctrl.send(json.dumps({"pid": pid}).encode())
                 try:
-                    spare = _Spare(ctrl, isolated)
+                    spares[isolated] = _Spare(ctrl, isolated)
                 except OSError:
-                    spare = None
+                    pass
             elif msg["op"] == "reap":
                 ctrl.send(json.dumps(_reap(int(msg["pid"]), children)).encode())
             elif msg["op"] == "release":
@@ -315,7 +323,7 @@ def _serve(fd: int) -> None:
                     _kill(pid)
                     dying[pid] = children.pop(pid)
     finally:
-        if spare is not None:
+        for spare in spares.values():
             spare.discard()
         for pid in list(children):
             _reap(pid, children)

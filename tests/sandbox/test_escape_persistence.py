@@ -142,3 +142,25 @@ def test_read_only_file_in_a_session(movie):
     with Sandbox(timeout=10).session({"movie": ReadOnlyFile(movie)}) as s:
         r = s.run("results = {'m': float(movie.mean())}")
     assert r.ok and r.results == {"m": 11.5}
+
+
+def test_a_killed_spare_worker_is_replaced(raw):
+    """The worker forked ahead of time may die (OOM killer, an admin); the next run still works."""
+    import signal
+
+    from planexec.sandbox.forkserver import get_server
+
+    assert raw.run("results = {}").ok
+    server = get_server().pid
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", encoding="ascii") as fh:
+                    parent = fh.read().rsplit(")", 1)[1].split()[1]
+            except OSError:
+                continue
+            if parent == str(server):
+                os.kill(int(entry), signal.SIGKILL)
+    time.sleep(0.1)
+    r = raw.run("results = {'v': 7}")
+    assert r.ok and r.results == {"v": 7}

@@ -66,40 +66,51 @@ def _write(path: str, value: str) -> None:
         fh.write(value)
 
 
-def enter(name: str, memory_bytes: int, max_tasks: int) -> None:
-    """Create the group `name`, set its limits and move the calling process into it."""
+def join(name: str) -> Hierarchy:
+    """Create the group `name` (no limits yet) and move the calling process into it."""
     where, reason = find()
     if where is None:
         raise OSError(reason)
+    for base in {where.memory, where.pids}:
+        path = os.path.join(base, name)
+        os.makedirs(path, exist_ok=True)
+        _write(os.path.join(path, "cgroup.procs"), "0")
+    return where
+
+
+def enter(name: str, memory_bytes: int, max_tasks: int) -> None:
+    """Be in the group `name` (joining it if a spare worker has not yet) and set its limits."""
+    where = join(name)
     mem = os.path.join(where.memory, name)
     pids = os.path.join(where.pids, name)
-    for path in {mem, pids}:
-        os.makedirs(path, exist_ok=True)
     if where.version == 2:
         _write(os.path.join(mem, "memory.max"), str(memory_bytes))
         _write(os.path.join(mem, "memory.swap.max"), "0")
         _write(os.path.join(pids, "pids.max"), str(max_tasks))
-        _write(os.path.join(mem, "cgroup.procs"), "0")
         return
-    _write(os.path.join(mem, "memory.limit_in_bytes"), str(memory_bytes))
     swap = os.path.join(mem, "memory.memsw.limit_in_bytes")
-    if os.path.exists(swap):
+    if os.path.exists(swap):  # memsw must stay >= the memory limit: lower in the safe order
+        _write(os.path.join(mem, "memory.limit_in_bytes"), str(memory_bytes))
         _write(swap, str(memory_bytes))
+    else:
+        _write(os.path.join(mem, "memory.limit_in_bytes"), str(memory_bytes))
     _write(os.path.join(pids, "pids.max"), str(max_tasks))
-    _write(os.path.join(mem, "cgroup.procs"), "0")
-    _write(os.path.join(pids, "cgroup.procs"), "0")
 
 
-def remove(name: str) -> None:
-    """Remove the group `name` (its processes must be gone); missing groups are fine."""
+def remove(name: str) -> bool:
+    """Remove the group `name` (its processes must be gone); False if the kernel still holds it."""
     where, _ = find()
     if where is None or not name.startswith(PREFIX):
-        return
+        return True
+    gone = True
     for base in {where.memory, where.pids}:
         try:
             os.rmdir(os.path.join(base, name))
-        except OSError:
+        except FileNotFoundError:
             pass
+        except OSError:
+            gone = False  # EBUSY for a moment after the last task exits: retried later
+    return gone
 
 
 def remove_stale(server_pid: int) -> None:

@@ -17,6 +17,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -224,17 +225,18 @@ class _Spare:
     worker right after handing one out, so that cost overlaps the run instead of preceding it.
     """
 
-    def __init__(self, ctrl: socket.socket, isolated: bool) -> None:
-        self.isolated = isolated
+    def __init__(self, ctrl: socket.socket, isolated: bool, group: str) -> None:
+        self.isolated, self.group = isolated, group
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         pid = namespaces.clone(namespaces.NAMESPACE_FLAGS) if isolated else os.fork()
         if pid == 0:
             ours.close()
-            _wait_as_spare(ctrl, theirs)
+            _wait_as_spare(ctrl, theirs, isolated, group)
         theirs.close()
         self.pid, self.sock = pid, ours
 
     def hand_over(self, request: dict[str, Any], comm_fd: int) -> int:
+        request["cgroup"] = self.group
         socket.send_fds(self.sock, [json.dumps(request).encode()], [comm_fd])
         self.sock.close()
         return self.pid
@@ -246,13 +248,16 @@ class _Spare:
             os.waitpid(self.pid, 0)
         except ChildProcessError:
             pass
+        cgroup.remove(self.group)
 
 
-def _wait_as_spare(ctrl: socket.socket, sock: socket.socket) -> None:
+def _wait_as_spare(ctrl: socket.socket, sock: socket.socket, isolated: bool, group: str) -> None:
     """In a spare child: wait for a request and become its worker; exit if the server goes."""
     from planexec.sandbox import worker
 
     ctrl.detach()
+    server = int(group[len(cgroup.PREFIX):].split("-")[0])  # the group is named after the server
+    worker.get_ready(sock.fileno(), server, isolated, group if cgroup.find()[0] else None)
     try:
         data, fds, _flags, _addr = socket.recv_fds(sock, 1 << 20, 2)
     except OSError:
@@ -260,18 +265,18 @@ def _wait_as_spare(ctrl: socket.socket, sock: socket.socket) -> None:
     if not data or not fds:
         os._exit(0)
     sock.close()
-    worker.main(fds[0], json.loads(data), os.getppid())
+    worker.main(fds[0], json.loads(data), server)
 
 
 def _hand_over(spare: _Spare | None, ctrl: socket.socket, isolated: bool,
-               request: dict[str, Any], comm_fd: int) -> int:
+               request: dict[str, Any], comm_fd: int, group: str) -> int:
     """Give `request` to the waiting spare, or to a fresh one if there is none or it died."""
     if spare is not None:
         try:
             return spare.hand_over(request, comm_fd)
         except OSError:
             spare.discard()
-    return _Spare(ctrl, isolated).hand_over(request, comm_fd)
+    return _Spare(ctrl, isolated, group).hand_over(request, comm_fd)
 
 
 def _serve(fd: int) -> None:
@@ -283,12 +288,14 @@ def _serve(fd: int) -> None:
     dying: dict[int, str] = {}
     spares: dict[bool, _Spare] = {}  # one waiting worker per flavour (new namespaces or not)
     spawned = 0
+    groups: set[str] = set()  # groups of reaped workers to remove (the kernel may hold one briefly)
     try:
         while True:
             for pid in list(dying):
                 if os.waitpid(pid, os.WNOHANG)[0]:
-                    cgroup.remove(dying.pop(pid))
-            ctrl.settimeout(0.05 if dying else None)
+                    groups.add(dying.pop(pid))
+            groups = {name for name in groups if not cgroup.remove(name)}
+            ctrl.settimeout(0.05 if dying or groups else None)
             try:
                 data, fds, _flags, _addr = socket.recv_fds(ctrl, 1 << 20, 4)
             except (InterruptedError, TimeoutError):
@@ -297,12 +304,12 @@ def _serve(fd: int) -> None:
                 break
             msg = json.loads(data)
             if msg["op"] == "spawn":
-                spawned += 1
+                spawned += 2
                 request = msg["request"]
-                request["cgroup"] = f"{cgroup.PREFIX}{os.getpid()}-{spawned}"
                 isolated = "namespaces" in request["layers"]
                 try:
-                    pid = _hand_over(spares.pop(isolated, None), ctrl, isolated, request, fds[0])
+                    pid = _hand_over(spares.pop(isolated, None), ctrl, isolated, request, fds[0],
+                                     f"{cgroup.PREFIX}{os.getpid()}-{spawned}")
                 except OSError as exc:
                     ctrl.send(json.dumps({"error": f"could not start a worker: {exc}"}).encode())
                     continue
@@ -312,11 +319,11 @@ def _serve(fd: int) -> None:
                 children[pid] = request["cgroup"]
                 ctrl.send(json.dumps({"pid": pid}).encode())
                 try:
-                    spares[isolated] = _Spare(ctrl, isolated)
+                    spares[isolated] = _Spare(ctrl, isolated, f"{cgroup.PREFIX}{os.getpid()}-{spawned + 1}")
                 except OSError:
                     pass
             elif msg["op"] == "reap":
-                ctrl.send(json.dumps(_reap(int(msg["pid"]), children)).encode())
+                ctrl.send(json.dumps(_reap(int(msg["pid"]), children, groups)).encode())
             elif msg["op"] == "release":
                 pid = int(msg["pid"])
                 if pid in children:
@@ -326,19 +333,25 @@ def _serve(fd: int) -> None:
         for spare in spares.values():
             spare.discard()
         for pid in list(children):
-            _reap(pid, children)
+            _reap(pid, children, groups)
         for pid, name in dying.items():
             os.waitpid(pid, 0)
-            cgroup.remove(name)
+            groups.add(name)
+        for _ in range(20):
+            groups = {name for name in groups if not cgroup.remove(name)}
+            if not groups:
+                break
+            time.sleep(0.05)
 
 
-def _reap(pid: int, children: dict[int, str]) -> dict[str, Any]:
+def _reap(pid: int, children: dict[int, str], groups: set[str]) -> dict[str, Any]:
     if pid not in children:
         return {"code": None, "signal": None}
     name = children.pop(pid)
     _kill(pid)
     _, status = os.waitpid(pid, 0)
-    cgroup.remove(name)
+    if not cgroup.remove(name):
+        groups.add(name)
     if os.WIFSIGNALED(status):
         return {"code": None, "signal": os.WTERMSIG(status)}
     return {"code": os.WEXITSTATUS(status), "signal": None}

@@ -52,6 +52,9 @@ class CappedText(io.TextIOBase):
         return body
 
 
+_isolated = False
+
+
 def main(comm_fd: int, request: dict[str, Any], server_pid: int) -> NoReturn:
     """Entry point in the forked child: isolate, confine, load inputs, then serve requests."""
     status = 70
@@ -59,6 +62,19 @@ def main(comm_fd: int, request: dict[str, Any], server_pid: int) -> NoReturn:
         status = _serve(comm_fd, request, server_pid)
     finally:
         os._exit(status)
+
+
+def get_ready(keep_fd: int, server_pid: int, in_pidns: bool, group: str | None) -> None:
+    """What a spare worker does before it has a request: its own session, no inherited
+    descriptors, and (as root) its own cgroup, whose creation is the slow part."""
+    global _isolated
+    _isolate(keep_fd, server_pid, in_pidns)
+    _isolated = True
+    if group:
+        try:
+            cgroup.join(group)
+        except OSError:
+            pass  # enter() tries again, and fails closed, if the request asks for the layer
 
 
 def _isolate(comm_fd: int, server_pid: int, in_pidns: bool) -> None:
@@ -130,7 +146,8 @@ def _redirect_output(scratch: str, uid: int | None) -> None:
 
 def _serve(comm_fd: int, req: dict[str, Any], server_pid: int) -> int:
     scratch = req["scratch"]
-    _isolate(comm_fd, server_pid, "namespaces" in req["layers"])
+    if not _isolated:
+        _isolate(comm_fd, server_pid, "namespaces" in req["layers"])
     sock = socket.socket(fileno=comm_fd)
     try:
         prepared: list[str] = []

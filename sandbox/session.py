@@ -279,6 +279,10 @@ class Session:
                 return ExecutionResult.failure(gone.error_type, f"{gone}{note}",
                                                duration=time.perf_counter() - started,
                                                layers=self.sandbox.all_layers)
+            if self._worker is not None and self._worker.pid is None:  # killed for its output
+                self._drop()
+                result.error = f"{result.error}; the session's worker was stopped, so variables " \
+                               "made by earlier runs are gone"
         result.duration = time.perf_counter() - started
         result.layers = ("policy",) * self.sandbox.check_policy + result.layers
         return result

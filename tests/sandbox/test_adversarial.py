@@ -492,6 +492,7 @@ def test_landlock_alone_scopes_signals():
 # --- environment secrets -----------------------------------------------------------------
 
 
+@pytest.mark.slow  # starts its own fork server (several seconds)
 def test_environment_is_scrubbed(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-MARKER-KEY")
     monkeypatch.setenv("GITHUB_TOKEN", "ghp-MARKER-TOKEN")

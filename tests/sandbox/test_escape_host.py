@@ -232,3 +232,12 @@ def test_a_symlinked_array_is_refused(tmp_path, host_array):
     (out / ARRAYS / name).symlink_to(host_array)
     with pytest.raises(OSError):
         load_checkpoint(out)
+
+
+def test_a_session_recovers_right_after_refused_output(small):
+    with small.session() as s:
+        s.run("x = 1")
+        bad = s.run(forge(HUGE["many_figures"]), timeout=4)
+        assert bad.error_type == "OutputTooLarge" and "gone" in str(bad.error)
+        good = s.run("results = {'v': 3}")
+    assert good.ok and good.results == {"v": 3}

@@ -140,6 +140,7 @@ def test_capabilities_name_every_layer():
         assert "NOT available" in rows[name][1]
 
 
+@pytest.mark.slow  # starts its own fork server (several seconds)
 def test_fork_server_recovers_after_being_killed():
     server = ForkServer()
     sb = Sandbox(server=server)
@@ -153,6 +154,7 @@ def test_fork_server_recovers_after_being_killed():
     assert not server.running()
 
 
+@pytest.mark.slow  # starts its own fork server (several seconds)
 def test_shutdown_leaves_no_worker_processes():
     server = ForkServer()
     sb = Sandbox(server=server)

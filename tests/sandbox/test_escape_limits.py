@@ -190,22 +190,33 @@ def worker_processes() -> set[int]:
     return found
 
 
-@needs("cgroup")
-def test_finished_workers_leave_no_cgroup(raw):
-    """A worker's group goes with it; what remains belongs to live (spare) workers only."""
-    from planexec.sandbox.forkserver import get_server
+def group_of(pid: int) -> str:
+    with open(f"/proc/{pid}/cgroup", encoding="ascii") as fh:
+        for line in fh:
+            _id, controllers, path = line.rstrip("\n").split(":", 2)
+            if "pids" in controllers.split(",") or controllers == "":
+                return path.rsplit("/", 1)[-1]
+    raise AssertionError("no pids group")
 
-    for _ in range(3):
-        raw.run("results = {}")
-    server = get_server().pid
+
+@needs("cgroup")
+@pytest.mark.parametrize("ending", ["close", "timeout", "crash"])
+def test_a_finished_worker_leaves_no_cgroup(raw, ending):
     where, _ = cgroup.find()
     assert where is not None
+    s = raw.session()
+    s.run("results = {}")
+    pid = s.worker_pid
+    assert pid is not None
+    name = group_of(pid)
+    assert name.startswith(cgroup.PREFIX) and os.path.isdir(os.path.join(where.pids, name))
+    if ending == "timeout":
+        s.run("while True:\n    pass", timeout=1)
+    elif ending == "crash":
+        s.run("import ctypes\nctypes.string_at(0)")
+    s.close()
     deadline = time.monotonic() + 5
-    while True:
-        left = [n for n in os.listdir(where.memory) if n.startswith(f"{cgroup.PREFIX}{server}-")]
-        empty = [n for n in left if not cgroup.tasks(n)]
-        if not empty or time.monotonic() > deadline:
-            break
+    while os.path.exists(os.path.join(where.pids, name)) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not empty
-    assert len(left) <= 2  # at most one waiting spare per flavour
+    assert not os.path.exists(os.path.join(where.pids, name))
+    assert not os.path.exists(os.path.join(where.memory, name))

@@ -1,7 +1,9 @@
 """Sandbox latency: warm fork-server runs vs a cold `python -c` importing numpy+scipy+skimage.
 
 Prints p50/p95 of an isolated run of a trivial numpy snippet, the cold start, the ratio,
-and the throughput of sequential runs, all measured in this one process.
+and the throughput of sequential runs, all measured in this one process. "Before/after":
+the same runs with only the previous round's layers (rlimits, capabilities, landlock,
+seccomp deny-list era) and with every layer, interleaved so machine load hits both alike.
 Run: .venv/bin/python benchmarks/bench_sandbox.py [--quick]
 """
 
@@ -41,12 +43,16 @@ def main() -> None:
     for _ in range(3):
         sb.run(SNIPPET)
 
-    warm = []
+    before_layers = tuple(n for n in ("rlimits", "capabilities", "landlock", "seccomp")
+                          if n in Sandbox.capabilities().layers)
+    old = Sandbox(layers=before_layers)
+    warm, warm_old = [], []
     for _ in range(warm_n):
-        t = time.perf_counter()
-        result = sb.run(SNIPPET)
-        warm.append(time.perf_counter() - t)
-        assert result.ok, result.error
+        for box, into in ((sb, warm), (old, warm_old)):
+            t = time.perf_counter()
+            result = box.run(SNIPPET)
+            into.append(time.perf_counter() - t)
+            assert result.ok, result.error
 
     def cold_runs(code: str) -> list[float]:
         times = []
@@ -77,7 +83,10 @@ def main() -> None:
     c50, c95 = percentile(cold, 0.5) * 1e3, percentile(cold, 0.95) * 1e3
     print(f"layers: {', '.join(Sandbox.capabilities().layers)} + policy")
     print(f"first run (starts the fork server): {first * 1e3:8.1f} ms")
-    print(f"warm isolated run   p50 {w50:8.1f} ms   p95 {w95:8.1f} ms   (n={warm_n})")
+    print(f"warm isolated run   p50 {w50:8.1f} ms   p95 {w95:8.1f} ms   (n={warm_n}, every layer)")
+    o50, o95 = percentile(warm_old, 0.5) * 1e3, percentile(warm_old, 0.95) * 1e3
+    print(f"  same, before-layers p50 {o50:6.1f} ms   p95 {o95:8.1f} ms   ({', '.join(before_layers)}; "
+          f"interleaved) -> every layer costs {w50 / o50:4.2f}x")
     print(f"cold python -c      p50 {c50:8.1f} ms   p95 {c95:8.1f} ms   (n={cold_n})")
     print(f"session run         p50 {percentile(sess, 0.5) * 1e3:8.1f} ms   "
           f"p95 {percentile(sess, 0.95) * 1e3:8.1f} ms")

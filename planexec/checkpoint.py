@@ -5,6 +5,8 @@ finished since the last one, the plan when it changed, and the current state. Ap
 the same at step 50 as at step 1, and a line torn by a kill is ignored on load.
 
 Arrays are written with `allow_pickle=False` and read the same way: a checkpoint is data only.
+An array reference resolves only to a file this checkpoint wrote (each line lists them), never
+to a path a value spelled: a user dict shaped like a reference is saved escaped, as data.
 What the context builds (the input image stack, retrieved chunks) is not copied; a resumed
 run builds it again from its sources. A value JSON cannot hold faithfully (an arbitrary
 object) is saved in its JSON form and listed as lossy; when a step still to run needs such a
@@ -16,6 +18,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +35,8 @@ VERSION = 3
 _SKIP_VARIABLES = {"images"}
 _ARRAY_KINDS = "biufcUSmM"  # every dtype numpy saves without pickle
 _JSON_NATIVE = (type(None), bool, int, float, str)
+_MARKERS = ("__ndarray__", "__npscalar__", "__tuple__", "__float__", "__dict__")
+_ARRAY_NAME = re.compile(r"^\w{0,48}_[0-9a-f]{16}\.npy$")
 
 
 def _pack(value: Any, arrays: dict[str, Any], key: str, lossy: list[str]) -> Any:
@@ -45,7 +51,8 @@ def _pack(value: Any, arrays: dict[str, Any], key: str, lossy: list[str]) -> Any
             return {"__npscalar__": value.dtype.str, "value": value.item()}
     if isinstance(value, dict):
         if all(isinstance(k, str) for k in value):
-            return {k: _pack(v, arrays, f"{key}.{k}", lossy) for k, v in value.items()}
+            packed = {k: _pack(v, arrays, f"{key}.{k}", lossy) for k, v in value.items()}
+            return {"__dict__": packed} if any(k in _MARKERS for k in value) else packed
         lossy.append(key)
         return to_jsonable(value)
     if isinstance(value, tuple):
@@ -61,22 +68,39 @@ def _pack(value: Any, arrays: dict[str, Any], key: str, lossy: list[str]) -> Any
     return to_jsonable(value)
 
 
-def _unpack(value: Any, folder: Path) -> Any:
-    import numpy as np
-
+def _unpack(value: Any, folder: Path, written: set[str] | None) -> Any:
+    """Inverse of `_pack`; array references must name files in `written` (None: legacy names)."""
     if isinstance(value, dict):
         if set(value) == {"__ndarray__"}:
-            return np.load(folder / value["__ndarray__"], allow_pickle=False)
+            return _load_array(folder, value["__ndarray__"], written)
         if set(value) == {"__npscalar__", "value"}:
+            import numpy as np
+
             return np.dtype(value["__npscalar__"]).type(value["value"])
         if set(value) == {"__tuple__"}:
-            return tuple(_unpack(v, folder) for v in value["__tuple__"])
+            return tuple(_unpack(v, folder, written) for v in value["__tuple__"])
         if set(value) == {"__float__"}:
             return float(value["__float__"])
-        return {k: _unpack(v, folder) for k, v in value.items()}
+        if set(value) == {"__dict__"} and isinstance(value["__dict__"], dict):
+            return {k: _unpack(v, folder, written) for k, v in value["__dict__"].items()}
+        return {k: _unpack(v, folder, written) for k, v in value.items()}
     if isinstance(value, list):
-        return [_unpack(v, folder) for v in value]
+        return [_unpack(v, folder, written) for v in value]
     return value
+
+
+def _load_array(folder: Path, name: Any, written: set[str] | None) -> Any:
+    import numpy as np
+
+    ok = isinstance(name, str) and _ARRAY_NAME.match(name) and (written is None or name in written)
+    if not ok:
+        raise InputError(f"the checkpoint in {folder.parent} refers to an array it did not write "
+                         f"({str(name)[:80]!r}); it may have been tampered with: run the request again")
+    fd = os.open(folder / name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            raise InputError(f"{folder / name} is not a regular file; run the request again")
+        return np.load(fh, allow_pickle=False)
 
 
 def tool_modules(run: RunState) -> list[str]:
@@ -129,6 +153,7 @@ def save_checkpoint(run: RunState, finished: bool = False) -> Path | None:
         line.update(artifacts=list(run.artifacts), replans=to_jsonable(run.replans),
                     execution_sequence=to_jsonable(run.execution_sequence), errors=list(run.errors))
         line["lossy"] = lossy
+        line["arrays"] = sorted(arrays)
     folder = run.output_dir / ARRAYS
     folder.mkdir(exist_ok=True)
     for name, arr in arrays.items():
@@ -150,6 +175,7 @@ def _read_journal(path: Path) -> dict[str, Any]:
     """Fold the journal's lines into one record; a torn last line (a kill mid-write) is skipped."""
     data: dict[str, Any] = {}
     steps: dict[int, dict[str, Any]] = {}
+    written: set[str] | None = None
     for raw in path.read_text(encoding="utf-8", errors="replace").splitlines():
         try:
             line = json.loads(raw)
@@ -163,8 +189,11 @@ def _read_journal(path: Path) -> dict[str, Any]:
         data.update(line.pop("header", None) or {})
         for step in line.pop("steps", None) or ():
             steps[int(step["step"]["step_num"])] = step
+        if isinstance(line.get("arrays"), list):
+            written = (written or set()) | {str(n) for n in line.pop("arrays")}
         data.update(line)
     data["steps"] = [steps[n] for n in sorted(steps)]
+    data["arrays"] = written
     return data
 
 
@@ -200,8 +229,9 @@ def _load(folder: Path, path: Path) -> dict[str, Any]:
         data["steps"] = [StepResult.from_dict(s) for s in data.get("steps") or ()]
     except UsageError as exc:  # a plan or step that no longer parses: the journal is damaged
         raise ValueError(str(exc)) from None
-    data["state"] = _unpack(data.get("state") or {}, folder / ARRAYS)
-    data["results"] = _unpack(data.get("results") or {}, folder / ARRAYS)
+    written = data.pop("arrays", None)
+    data["state"] = _unpack(data.get("state") or {}, folder / ARRAYS, written)
+    data["results"] = _unpack(data.get("results") or {}, folder / ARRAYS, written)
     return data
 
 

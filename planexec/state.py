@@ -17,6 +17,9 @@ from planexec.protocols import PlanningContext
 from planexec.tools.base import Services, ToolContext, ToolOutput
 from planexec.tools.registry import ToolRegistry
 
+HOST_RESULT_KEYS = frozenset({"saved_capabilities"})
+"""Keys of `results` the host itself writes; a tool's result of the same name is kept as `step.<key>`."""
+
 
 @dataclass
 class RunState:
@@ -88,7 +91,8 @@ class RunState:
         """Merge a verified output's state and key figures into the run."""
         with self.lock:
             self.state.update(output.state)
-            self.results.update(output.results)
+            self.results.update({f"step.{k}" if k in HOST_RESULT_KEYS else k: v
+                                 for k, v in output.results.items()})
             self.artifacts.extend(a for a in output.artifacts if a not in self.artifacts)
 
     def ready_steps(self, running: set[int]) -> list[PlanStep]:

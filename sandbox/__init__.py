@@ -16,10 +16,12 @@ from planexec.sandbox.policy import DEFAULT_ALLOWED_IMPORTS, Violation, check
 from planexec.sandbox.result import ExecutionResult
 from planexec.sandbox.runner import Sandbox
 from planexec.sandbox.session import Session
+from planexec.sandbox.wire import ReadOnlyFile
 
 __all__ = [
     "DEFAULT_ALLOWED_IMPORTS",
     "LAYERS",
+    "ReadOnlyFile",
     "Capabilities",
     "ExecutionResult",
     "ForkServer",

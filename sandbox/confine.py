@@ -1,4 +1,4 @@
-"""Process confinement applied in the worker: resource limits, capabilities, Landlock, seccomp.
+"""Process confinement applied in the worker: limits, identity, namespaces, cgroups, Landlock, seccomp.
 
 Also detects, without side effects, which of these layers this machine offers, so
 `Sandbox.capabilities()` and `planexec doctor` can say plainly what holds and what does not.
@@ -14,10 +14,17 @@ import sysconfig
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from planexec.sandbox import landlock, seccomp
+from planexec.sandbox import cgroup, landlock, namespaces, seccomp
 
-LAYERS = ("rlimits", "capabilities", "landlock", "seccomp")
+LAYERS = ("rlimits", "capabilities", "identity", "namespaces", "cgroup", "quota", "landlock",
+          "seccomp")
 """Kernel-side layers, in the order the worker applies them."""
+
+REQUIRED = ("landlock", "seccomp")
+"""Layers without which untrusted code is refused unless the user opts out (plus `identity` as root)."""
+
+IDENTITY_BASE = 0x50000000
+"""Workers of a root host run as uid = gid = IDENTITY_BASE + their host pid: unique, no passwd entry."""
 
 SAFE_ENV = {
     "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
@@ -47,7 +54,11 @@ class Limits:
     open_files: int = 64
     """File descriptors the worker may hold."""
     processes: int = 64
-    """RLIMIT_NPROC (not enforced by Linux for uid 0; seccomp blocks fork there)."""
+    """RLIMIT_NPROC and cgroup pids.max: tasks (threads) of the worker's own uid / group."""
+    quota_bytes: int = 1 << 30
+    """Size of the worker's tmpfs scratch space (all files together)."""
+    cgroup_bytes: int = 0
+    """cgroup memory limit (anonymous + memfd + tmpfs + page cache); 0 derives it."""
 
 
 @dataclass(frozen=True)
@@ -59,13 +70,31 @@ class Capabilities:
     root: bool
     netns: bool
     notes: dict[str, str] = field(default_factory=dict)
+    cgroup: bool = False
 
     @property
     def layers(self) -> tuple[str, ...]:
         """The kernel layers a worker will apply here."""
-        have = {"rlimits": True, "capabilities": True, "landlock": self.landlock_abi >= 1,
-                "seccomp": self.seccomp}
+        have = {"rlimits": True, "capabilities": True, "identity": self.root,
+                "namespaces": self.netns, "cgroup": self.cgroup, "quota": self.netns,
+                "landlock": self.landlock_abi >= 1, "seccomp": self.seccomp}
         return tuple(name for name in LAYERS if have[name])
+
+    @property
+    def required(self) -> tuple[str, ...]:
+        """Layers untrusted code needs here (identity only matters when the host is root)."""
+        return REQUIRED + (("identity",) if self.root else ())
+
+    @property
+    def refusal(self) -> str | None:
+        """Why untrusted code is refused on this machine by default, or None when it is not."""
+        lacking = [name for name in self.required if name not in self.layers]
+        if not lacking:
+            return None
+        return ("refusing to run untrusted code: this machine lacks sandbox layer(s) "
+                + "; ".join(f"{n} ({self.notes.get(n, '')})" for n in lacking)
+                + ". Pass Sandbox(allow_weaker=True) or set PLANEXEC_SANDBOX_ALLOW_WEAKER=1 "
+                "to run anyway with the layers that remain")
 
     @property
     def missing(self) -> tuple[str, ...]:
@@ -73,7 +102,7 @@ class Capabilities:
 
     def describe(self) -> list[tuple[str, bool, str]]:
         """(layer, available, plain explanation) rows for people."""
-        have = {**{n: n in self.layers for n in LAYERS}, "policy": True, "netns": self.netns}
+        have = {**{n: n in self.layers for n in LAYERS}, "policy": True}
         return [(name, have[name], self.notes.get(name, "")) for name in have]
 
 
@@ -82,31 +111,50 @@ def detect() -> Capabilities:
     abi = landlock.abi_version()
     has_seccomp = seccomp.available()
     root = os.geteuid() == 0
-    netns = root and hasattr(_libc(), "unshare")
+    has_ns, ns_note = namespaces.available()
+    group, group_note = cgroup.find()
     notes = {
         "policy": "static AST lint before anything runs (a lint, not a boundary)",
-        "rlimits": "RLIMIT_AS/CPU/FSIZE/NOFILE/NPROC/CORE set in the worker; a wall-clock "
-                   "timeout kills its process group"
-                   + ("; RLIMIT_NPROC does not bind uid 0 (seccomp blocks fork instead)" if root else ""),
+        "rlimits": "RLIMIT_AS/CPU/FSIZE/NOFILE/NPROC/CORE set in the worker; one wall-clock "
+                   "deadline per run kills its process group. RLIMIT_AS does not count memfd, "
+                   "tmpfs or page cache (the cgroup layer does)",
         "capabilities": "all Linux capabilities dropped and no_new_privs set"
                         if root else "already unprivileged; no_new_privs set",
+        "identity": ("worker runs as its own uid/gid (0x50000000 + pid, no passwd entry, no "
+                     "groups): it cannot chmod/chown/touch/xattr host files, stat inside 0700 "
+                     "folders, and RLIMIT_NPROC binds it") if root else
+                    (f"NOT available: the host is not root, so the worker keeps your uid "
+                     f"{os.geteuid()}; files you own stay changeable in metadata (seccomp "
+                     "denies chmod/chown/utimes/xattr calls)"),
+        "namespaces": (ns_note + ": no host processes, SysV/POSIX IPC, sockets, abstract unix "
+                       "sockets or host mounts visible") if has_ns else f"NOT available: {ns_note}",
+        "quota": ("scratch is a size-limited tmpfs in the worker's mount namespace (all files "
+                  "together, fallocate included)") if has_ns else
+                 "NOT available (needs the mount namespace): only RLIMIT_FSIZE caps each file, "
+                 "not their total",
+        "cgroup": (f"{group_note}: memory limit counts memfd, tmpfs and page cache; pids.max "
+                   "bounds threads however made") if group else f"NOT available: {group_note}",
     }
     if abi >= 1:
-        parts = ["filesystem (reads: Python and its libraries; writes: the scratch dir)"]
+        parts = ["filesystem (reads: Python and its libraries and the run's inputs; writes: "
+                 "the scratch dir; metadata changes and stat() are NOT covered)"]
         parts.append("TCP bind/connect" if abi >= 4 else "no TCP control (ABI < 4)")
-        parts.append("signals/abstract sockets scoped" if abi >= 6 else "no signal scoping (ABI < 6)")
+        parts.append("signals/abstract sockets scoped" if abi >= 6 else
+                     "no signal scoping (ABI < 6): seccomp and the namespaces hold those")
         notes["landlock"] = f"ABI {abi}: " + ", ".join(parts)
     else:
         notes["landlock"] = ("NOT available: this kernel lacks Landlock; file reads and writes "
                              "outside the scratch dir are not blocked by the kernel")
     if has_seccomp:
-        notes["seccomp"] = "fork/exec, sockets, ptrace, setrlimit, signals to others, mounts denied"
+        notes["seccomp"] = (f"allow-list of {len(seccomp.ALLOWED)} system calls (+ argument-"
+                            "checked clone/fcntl/ioctl/prlimit64/getpriority); denied among "
+                            "others: fork/exec, socket and socketpair, SysV/POSIX IPC, memfd, "
+                            "inotify, chmod/chown/utimes/xattr, links, mounts; kill/tgkill only "
+                            "towards the worker itself (F_SETOWN/SIGIO denied too)")
     else:
         notes["seccomp"] = ("NOT available: libseccomp.so.2 missing or kernel without seccomp; "
                             "process creation and network are not blocked by the kernel")
-    notes["netns"] = ("available (root) but not used: seccomp denies socket() and Landlock "
-                      "denies TCP" if netns else "NOT available: unshare(CLONE_NEWNET) needs root")
-    return Capabilities(abi, has_seccomp, root, netns, notes)
+    return Capabilities(abi, has_seccomp, root, has_ns, notes, cgroup=group is not None)
 
 
 @lru_cache(maxsize=1)
@@ -166,7 +214,7 @@ def _vm_size_bytes() -> int:
 
 
 def drop_capabilities() -> None:
-    """Set no_new_privs and drop every capability (bounding, ambient, effective, permitted)."""
+    """Set no_new_privs and drop the bounding and ambient capability sets (needs no other layer)."""
     libc = _libc()
     if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS) failed")
@@ -175,10 +223,30 @@ def drop_capabilities() -> None:
     libc.prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
     for cap in range(64):
         libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0)  # EINVAL past the last cap is fine
+
+
+def clear_capabilities() -> None:
+    """Empty the effective, permitted and inheritable sets (after any uid change)."""
+    if os.geteuid() != 0 and _effective_caps() == 0:
+        return
     header = (ctypes.c_uint32 * 2)(_CAP_VERSION_3, 0)
     data = (ctypes.c_uint32 * 6)()
-    if libc.capset(header, data) != 0:
+    if _libc().capset(header, data) != 0:
         raise OSError(ctypes.get_errno(), "capset failed")
+
+
+def worker_identity(pid: int) -> int:
+    """The uid (and gid) of the worker whose host pid is `pid`."""
+    return IDENTITY_BASE + pid
+
+
+def become(uid: int) -> None:
+    """Drop to `uid`/`uid` with no supplementary groups, for real, saved and filesystem ids."""
+    os.setgroups([])
+    os.setresgid(uid, uid, uid)
+    os.setresuid(uid, uid, uid)
+    if os.getresuid() != (uid, uid, uid) or os.getgroups():
+        raise OSError("the worker could not leave uid 0")
 
 
 def _effective_caps() -> int:
@@ -196,10 +264,12 @@ def scrub_environment(scratch: str) -> None:
     os.environ.update({"HOME": scratch, "TMPDIR": scratch, "PATH": "/usr/bin:/bin"})
 
 
-def apply(layers: tuple[str, ...], scratch: str, limits: Limits, read_files: tuple[str, ...] = ()) -> list[str]:
-    """Apply the requested layers in order; returns what was applied. Raises if one fails.
+def apply(layers: tuple[str, ...], reads: list[str], scratch: str, limits: Limits,
+          uid: int | None) -> list[str]:
+    """Apply the process-level layers in order; returns what was applied. Raises if one fails.
 
-    `read_files` are single files the worker may read (and nothing else): file-backed inputs.
+    Namespaces, cgroup and quota are set up earlier by the worker (they need root and a
+    fresh mount table); `uid` is the identity to drop to, or None to keep this one.
     """
     applied = []
     if "rlimits" in layers:
@@ -207,14 +277,18 @@ def apply(layers: tuple[str, ...], scratch: str, limits: Limits, read_files: tup
         applied.append("rlimits")
     if "capabilities" in layers:
         drop_capabilities()
-        applied.append("capabilities")
-    elif "landlock" in layers or "seccomp" in layers:
+    elif {"landlock", "seccomp", "identity"} & set(layers):
         _libc().prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+    if "identity" in layers and uid is not None:
+        become(uid)
+        applied.append(f"identity(uid {uid})")
+    if "capabilities" in layers:
+        clear_capabilities()
+        applied.append("capabilities")
     if "landlock" in layers:
         devices = [("/dev/null", landlock.READ_FILE | landlock.WRITE_FILE),
                    ("/dev/urandom", landlock.READ_FILE), ("/dev/zero", landlock.READ_FILE)]
-        devices += [(path, landlock.READ_FILE) for path in read_files]
-        features = landlock.restrict(read_paths(), [scratch], devices)
+        features = landlock.restrict([*read_paths(), *reads], [scratch], devices)
         applied.append("landlock(" + ",".join(features) + ")")
     if "seccomp" in layers:
         seccomp.install()

@@ -17,11 +17,12 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
 from planexec.errors import PlanexecError
-from planexec.sandbox import confine
+from planexec.sandbox import cgroup, confine, namespaces
 
 PRELOAD = (
     "numpy", "scipy", "scipy.ndimage", "scipy.signal", "scipy.stats", "scipy.optimize",
@@ -100,11 +101,15 @@ class ForkServer:
                     self._stop()
                     self._start()
                 try:
-                    return int(self._call({"op": "spawn", "request": request}, [worker_fd])["pid"])
+                    reply = self._call({"op": "spawn", "request": request}, [worker_fd])
                 except (OSError, EOFError, ValueError):
                     self._stop()
                     if attempt == 2:
                         raise SandboxUnavailable("the sandbox fork server keeps failing") from None
+                    continue
+                if "pid" not in reply:
+                    raise SandboxUnavailable(str(reply.get("error") or "no worker started"))
+                return int(reply["pid"])
         raise AssertionError("unreachable")
 
     def reap(self, pid: int) -> dict[str, Any]:
@@ -119,13 +124,18 @@ class ForkServer:
                 return {"code": None, "signal": None}
 
     def release(self, pid: int) -> None:
-        """Kill the worker's process group; the server reaps it in the background."""
+        """Kill the worker's process group now; the server reaps it in the background.
+
+        The server has not reaped `pid` yet (it only does so when told), so the pid cannot
+        have been reused; no reply is awaited, so the server may be busy forking meanwhile.
+        """
         with self._lock:
             if self._sock is None:
                 return
+            _kill(pid)
             try:
-                self._call({"op": "release", "pid": pid})
-            except (OSError, EOFError, ValueError):
+                self._sock.send(json.dumps({"op": "release", "pid": pid}).encode())
+            except OSError:
                 self._stop()
 
     def start(self) -> None:
@@ -200,8 +210,11 @@ def shutdown() -> None:
 def _preload() -> None:
     import importlib
 
+    from planexec.sandbox.policy import DEFAULT_ALLOWED_IMPORTS
+
     sys.dont_write_bytecode = True
-    for name in PRELOAD:
+    # the stdlib may live where an unprivileged worker cannot read (under /root): load it now
+    for name in (*PRELOAD, *sorted(DEFAULT_ALLOWED_IMPORTS), "mmap"):
         importlib.import_module(name)
     import matplotlib.pyplot as plt
     import numpy as np
@@ -225,18 +238,84 @@ def _preload() -> None:
     gc.freeze()  # forked workers' collections then skip (and do not copy) the warm heap
 
 
+class _Spare:
+    """A worker forked ahead of time (into new namespaces or not), waiting for its request.
+
+    Forking the warm interpreter is most of a run's start-up cost; the server makes the next
+    worker right after handing one out, so that cost overlaps the run instead of preceding it.
+    """
+
+    def __init__(self, ctrl: socket.socket, isolated: bool, group: str) -> None:
+        self.isolated, self.group = isolated, group
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        pid = namespaces.clone(namespaces.NAMESPACE_FLAGS) if isolated else os.fork()
+        if pid == 0:
+            ours.close()
+            _wait_as_spare(ctrl, theirs, isolated, group)
+        theirs.close()
+        self.pid, self.sock = pid, ours
+
+    def hand_over(self, request: dict[str, Any], comm_fd: int) -> int:
+        request["cgroup"] = self.group
+        socket.send_fds(self.sock, [json.dumps(request).encode()], [comm_fd])
+        self.sock.close()
+        return self.pid
+
+    def discard(self) -> None:
+        self.sock.close()
+        _kill(self.pid)
+        try:
+            os.waitpid(self.pid, 0)
+        except ChildProcessError:
+            pass
+        cgroup.remove(self.group)
+
+
+def _wait_as_spare(ctrl: socket.socket, sock: socket.socket, isolated: bool, group: str) -> None:
+    """In a spare child: wait for a request and become its worker; exit if the server goes."""
+    from planexec.sandbox import worker
+
+    ctrl.detach()
+    server = int(group[len(cgroup.PREFIX):].split("-")[0])  # the group is named after the server
+    worker.get_ready(sock.fileno(), server, isolated, group if cgroup.find()[0] else None)
+    try:
+        data, fds, _flags, _addr = socket.recv_fds(sock, 1 << 20, 2)
+    except OSError:
+        os._exit(0)
+    if not data or not fds:
+        os._exit(0)
+    sock.close()
+    worker.main(fds[0], json.loads(data), server)
+
+
+def _hand_over(spare: _Spare | None, ctrl: socket.socket, isolated: bool,
+               request: dict[str, Any], comm_fd: int, group: str) -> int:
+    """Give `request` to the waiting spare, or to a fresh one if there is none or it died."""
+    if spare is not None:
+        try:
+            return spare.hand_over(request, comm_fd)
+        except OSError:
+            spare.discard()
+    return _Spare(ctrl, isolated, group).hand_over(request, comm_fd)
+
+
 def _serve(fd: int) -> None:
     ctrl = socket.socket(fileno=fd)
     _preload()
+    cgroup.remove_stale(os.getpid())
     ctrl.send(json.dumps({"ready": True, "pid": os.getpid()}).encode())
-    children: set[int] = set()
-    dying: set[int] = set()
+    children: dict[int, str] = {}
+    dying: dict[int, str] = {}
+    spares: dict[bool, _Spare] = {}  # one waiting worker per flavour (new namespaces or not)
+    spawned = 0
+    groups: set[str] = set()  # groups of reaped workers to remove (the kernel may hold one briefly)
     try:
         while True:
             for pid in list(dying):
                 if os.waitpid(pid, os.WNOHANG)[0]:
-                    dying.discard(pid)
-            ctrl.settimeout(0.05 if dying else None)
+                    groups.add(dying.pop(pid))
+            groups = {name for name in groups if not cgroup.remove(name)}
+            ctrl.settimeout(0.05 if dying or groups else None)
             try:
                 data, fds, _flags, _addr = socket.recv_fds(ctrl, 1 << 20, 4)
             except (InterruptedError, TimeoutError):
@@ -245,38 +324,54 @@ def _serve(fd: int) -> None:
                 break
             msg = json.loads(data)
             if msg["op"] == "spawn":
-                pid = os.fork()
-                if pid == 0:
-                    from planexec.sandbox import worker
-
-                    ctrl.detach()
-                    worker.main(fds[0], msg["request"], os.getppid())
-                for extra in fds:
-                    os.close(extra)
-                children.add(pid)
+                spawned += 2
+                request = msg["request"]
+                isolated = "namespaces" in request["layers"]
+                try:
+                    pid = _hand_over(spares.pop(isolated, None), ctrl, isolated, request, fds[0],
+                                     f"{cgroup.PREFIX}{os.getpid()}-{spawned}")
+                except OSError as exc:
+                    ctrl.send(json.dumps({"error": f"could not start a worker: {exc}"}).encode())
+                    continue
+                finally:
+                    for extra in fds:
+                        os.close(extra)
+                children[pid] = request["cgroup"]
                 ctrl.send(json.dumps({"pid": pid}).encode())
+                try:
+                    spares[isolated] = _Spare(ctrl, isolated, f"{cgroup.PREFIX}{os.getpid()}-{spawned + 1}")
+                except OSError:
+                    pass
             elif msg["op"] == "reap":
-                ctrl.send(json.dumps(_reap(int(msg["pid"]), children)).encode())
+                ctrl.send(json.dumps(_reap(int(msg["pid"]), children, groups)).encode())
             elif msg["op"] == "release":
                 pid = int(msg["pid"])
                 if pid in children:
-                    children.discard(pid)
                     _kill(pid)
-                    dying.add(pid)
-                ctrl.send(b"{}")
+                    dying[pid] = children.pop(pid)
     finally:
+        for spare in spares.values():
+            spare.discard()
         for pid in list(children):
-            _reap(pid, children)
-        for pid in dying:
+            _reap(pid, children, groups)
+        for pid, name in dying.items():
             os.waitpid(pid, 0)
+            groups.add(name)
+        for _ in range(20):
+            groups = {name for name in groups if not cgroup.remove(name)}
+            if not groups:
+                break
+            time.sleep(0.05)
 
 
-def _reap(pid: int, children: set[int]) -> dict[str, Any]:
+def _reap(pid: int, children: dict[int, str], groups: set[str]) -> dict[str, Any]:
     if pid not in children:
         return {"code": None, "signal": None}
-    children.discard(pid)
+    name = children.pop(pid)
     _kill(pid)
     _, status = os.waitpid(pid, 0)
+    if not cgroup.remove(name):
+        groups.add(name)
     if os.WIFSIGNALED(status):
         return {"code": None, "signal": os.WTERMSIG(status)}
     return {"code": os.WEXITSTATUS(status), "signal": None}

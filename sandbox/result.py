@@ -12,7 +12,7 @@ class ExecutionResult:
 
     `error_type` is the exception name raised by the code, or one of the sandbox's own:
     PolicyViolation, SyntaxError, Timeout, WorkerCrashed, SerializationError, ResultError,
-    OutputTooLarge, SandboxError.
+    OutputTooLarge, SandboxError, SandboxRefused (a required kernel layer is missing here).
     """
 
     ok: bool

@@ -1,16 +1,20 @@
 """`Sandbox`: run untrusted analysis code in a confined, warm-forked worker process.
 
 Security boundary, stated plainly: the code runs in a separate process that the kernel
-confines (resource limits, no capabilities, Landlock filesystem/TCP/signal rules, a
-seccomp filter against process creation, sockets and privilege changes) and that is killed
-as a process group on timeout. The AST policy in front of it is a lint that explains
-mistakes early, not a boundary. Layers this machine lacks are named by `capabilities()`;
-without Landlock and seccomp the worker is only as strong as its resource limits.
+confines, in layers: resource limits; no capabilities; its own uid/gid when the host is root;
+new PID, IPC, network and mount namespaces; cgroup memory and pids limits; a size-limited
+tmpfs as its only writable space; Landlock filesystem/TCP/signal rules; and a seccomp
+allow-list. It is killed on its run's deadline. The host reads what it returns as hostile
+input: one deadline per run, size and count caps checked before reading. The AST policy in
+front is a lint that explains mistakes early, not a boundary. Layers this machine lacks are
+named by `capabilities()`; without the required ones untrusted code is refused unless the
+caller opts out (`allow_weaker=True` or PLANEXEC_SANDBOX_ALLOW_WEAKER=1).
 """
 
 from __future__ import annotations
 
 import math
+import os
 import time
 from collections.abc import Collection
 from functools import lru_cache
@@ -45,9 +49,14 @@ class Sandbox:
         file_mb: int = 1024,
         output_chars: int = 20_000,
         server: ForkServer | None = None,
+        quota_mb: int | None = None,
+        allow_weaker: bool | None = None,
     ) -> None:
         """`memory_mb` is address space the code may use beyond the warm interpreter and its
-        (memory-mapped) inputs. `layers` picks kernel layers (default: all this machine has).
+        (memory-mapped) inputs. `layers` picks kernel layers (default: all this machine has;
+        naming them is an explicit choice, so nothing is refused). `quota_mb` bounds all the
+        worker's files together (default: `file_mb`). `allow_weaker` runs untrusted code even
+        when a required layer is missing here.
         """
         if timeout <= 0 or memory_mb <= 0:
             raise ConfigError("sandbox timeout and memory_mb must be positive")
@@ -66,9 +75,19 @@ class Sandbox:
         self.check_policy = check_policy
         self.layers = tuple(name for name in confine.LAYERS if name in chosen)
         self.file_mb = int(file_mb)
+        self.quota_mb = int(quota_mb or file_mb)
         self.output_chars = int(output_chars)
         self.max_message_mb = 64
-        self.max_result_mb = max(2048, self.memory_mb)
+        self.max_result_mb = max(64, self.memory_mb)
+        """Array bytes one run may return in all (checked on file sizes before reading)."""
+        self.max_arrays = 256
+        self.max_figures = 32
+        self.max_figure_mb = 32
+        """PNG bytes one run may return in all."""
+        if allow_weaker is None:
+            allow_weaker = layers is not None or os.environ.get(
+                "PLANEXEC_SANDBOX_ALLOW_WEAKER", "").strip().lower() in ("1", "true", "yes")
+        self.refusal = None if allow_weaker else caps.refusal
         self.session_cpu_seconds = int(max(600, 40 * self.timeout))
         self._server = server
 
@@ -105,6 +124,8 @@ class Sandbox:
         verdict = self.check(code)
         if verdict is not None:
             return verdict
+        if self.refusal:
+            return ExecutionResult.failure("SandboxRefused", self.refusal)
         limit = float(timeout or self.timeout)
         started = time.perf_counter()
         worker = None

@@ -1,8 +1,13 @@
-"""A seccomp filter through libseccomp (ctypes): no new processes, no network, no privilege games.
+"""A seccomp allow-list through libseccomp (ctypes): only the system calls analysis code needs.
 
-Threads stay allowed (BLAS and Python may start them); `fork`, `execve`, sockets, `ptrace`,
-raising resource limits, signals to other processes, mounts, modules and io_uring fail
-with EPERM (clone3 with ENOSYS, so glibc falls back to the filterable `clone`).
+Everything not listed fails with EPERM (clone3 with ENOSYS, so glibc falls back to the
+filterable `clone`): no new processes, no sockets of any kind (socketpair included), no
+SysV/POSIX IPC, no memfd, no inotify/fanotify/dnotify, no metadata changes (chmod, chown,
+utimes, xattrs), no links, no mounts or namespaces. Calls that are needed but dangerous with
+some arguments are allowed only with safe ones: `clone` only for threads, `prlimit64` only
+to read this process's limits, `getpriority` only for itself, `fcntl` without F_SETOWN /
+F_SETSIG / F_NOTIFY / F_SETLEASE, `ioctl` only for terminal queries and FIONBIO/FIONREAD,
+and signals only to the worker itself (a second, hand-written filter).
 """
 
 from __future__ import annotations
@@ -19,20 +24,50 @@ CMP_NE = 1
 CMP_EQ = 4
 CMP_MASKED_EQ = 7
 CLONE_THREAD = 0x00010000
-TIOCSTI = 0x5412
-TIOCLINUX = 0x541C
 
-DENIED = (
-    "fork", "vfork", "execve", "execveat", "socket", "ptrace", "process_vm_readv",
-    "process_vm_writev", "mount", "umount2", "pivot_root", "chroot", "unshare", "setns",
-    "reboot", "kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module",
-    "bpf", "perf_event_open", "userfaultfd", "keyctl", "add_key", "request_key", "setrlimit",
-    "swapon", "swapoff", "acct", "settimeofday", "clock_settime", "adjtimex", "sethostname",
-    "setdomainname", "iopl", "ioperm", "quotactl", "name_to_handle_at", "open_by_handle_at",
-    "fanotify_init", "move_mount", "open_tree", "fsopen", "fsmount", "fsconfig", "fspick",
-    "mount_setattr", "io_uring_setup", "io_uring_enter", "io_uring_register", "personality",
-    "tkill", "pidfd_open", "pidfd_send_signal", "pidfd_getfd", "capset", "memfd_secret",
+ALLOWED = (
+    # memory
+    "brk", "mmap", "munmap", "mremap", "mprotect", "madvise", "msync", "mincore", "mbind",
+    "get_mempolicy", "set_mempolicy", "membarrier",
+    # files, confined to the scratch dir and the libraries by Landlock
+    "read", "write", "readv", "writev", "pread64", "pwrite64", "preadv", "pwritev", "preadv2",
+    "pwritev2", "open", "openat", "close", "close_range", "lseek", "stat", "fstat", "lstat",
+    "newfstatat", "statx", "statfs", "fstatfs", "access", "faccessat", "faccessat2", "getdents",
+    "getdents64", "getcwd", "chdir", "fchdir", "rename", "renameat", "renameat2", "mkdir",
+    "mkdirat", "rmdir", "unlink", "unlinkat", "readlink", "readlinkat", "truncate", "ftruncate",
+    "fallocate", "fsync", "fdatasync", "flock", "umask", "dup", "dup2", "dup3", "pipe", "pipe2",
+    "sendfile", "copy_file_range", "splice", "tee",
+    # waiting and time
+    "select", "pselect6", "poll", "ppoll", "epoll_create", "epoll_create1", "epoll_ctl",
+    "epoll_wait", "epoll_pwait", "eventfd2", "futex", "futex_waitv", "sched_yield",
+    "nanosleep", "clock_nanosleep", "clock_gettime", "clock_getres", "gettimeofday", "time",
+    "timerfd_create", "timerfd_settime", "timerfd_gettime", "getrusage", "times",
+    # threads and this process
+    "exit", "exit_group", "set_tid_address", "set_robust_list", "rseq", "arch_prctl",
+    "prctl", "sched_getaffinity", "sched_getparam", "sched_getscheduler", "getcpu",
+    "rt_sigaction", "rt_sigprocmask", "rt_sigreturn", "rt_sigpending", "rt_sigtimedwait",
+    "rt_sigsuspend", "sigaltstack", "kill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo",
+    "getpid", "gettid", "getppid", "getuid", "geteuid", "getgid", "getegid", "getgroups",
+    "getresuid", "getresgid", "getpgrp", "getpgid", "getsid", "uname", "sysinfo", "getrandom",
+    "wait4", "waitid", "getrlimit", "ugetrlimit",
+    # the already-connected channel to the host (no socket can be made)
+    "sendto", "recvfrom", "sendmsg", "recvmsg", "shutdown", "getsockopt", "getsockname",
+    "getpeername",
 )
+"""System calls allowed without conditions (names absent on an architecture are skipped)."""
+
+F_SETOWN, F_SETSIG, F_SETOWN_EX, F_SETLEASE, F_NOTIFY = 8, 10, 15, 1024, 1026
+FCNTL_DENIED = (F_SETOWN, F_SETSIG, F_SETOWN_EX, F_SETLEASE, F_NOTIFY)
+"""fcntl commands that signal other processes or watch other folders."""
+
+IOCTL_ALLOWED = (0x5401, 0x5413, 0x541B, 0x5421, 0x5450, 0x5451)
+"""TCGETS, TIOCGWINSZ, FIONREAD, FIONBIO, FIONCLEX, FIOCLEX: what Python and numpy ask."""
+
+WATCHED = ("memfd_create", "socketpair", "socket", "shmget", "msgget", "semget", "mq_open",
+           "inotify_init1", "chmod", "fchmod", "fchmodat", "chown", "fchown", "lchown",
+           "fchownat", "utimensat", "setxattr", "fsetxattr", "link", "symlink", "fork",
+           "execve", "unshare", "mount", "setuid", "memfd_secret", "userfaultfd", "io_uring_setup")
+"""Calls the tests and `planexec doctor` name as denied (everything not in ALLOWED is)."""
 
 
 def _act_errno(code: int) -> int:
@@ -93,22 +128,26 @@ _static_program: bytes | None = None
 
 
 def _build_static() -> bytes:
-    """The pid-independent filter as raw BPF, built once by libseccomp."""
+    """The pid-independent allow-list as raw BPF, built once by libseccomp."""
     lib = _lib()
     if lib is None:
         raise SeccompError("libseccomp is not installed (apt install libseccomp2)")
-    ctx = lib.seccomp_init(ACT_ALLOW)
+    ctx = lib.seccomp_init(_act_errno(errno.EPERM))
     if not ctx:
         raise SeccompError("seccomp_init failed")
-    deny = _act_errno(errno.EPERM)
     try:
-        for name in DENIED:
-            _rule(lib, ctx, deny, name)
+        for name in ALLOWED:
+            _rule(lib, ctx, ACT_ALLOW, name)
         _rule(lib, ctx, _act_errno(errno.ENOSYS), "clone3")
-        _rule(lib, ctx, deny, "clone", (0, CMP_MASKED_EQ, CLONE_THREAD, 0))
-        _rule(lib, ctx, deny, "prlimit64", (2, CMP_NE, 0, 0))
-        _rule(lib, ctx, deny, "ioctl", (1, CMP_EQ, TIOCSTI, 0))
-        _rule(lib, ctx, deny, "ioctl", (1, CMP_EQ, TIOCLINUX, 0))
+        _rule(lib, ctx, ACT_ALLOW, "clone", (0, CMP_MASKED_EQ, CLONE_THREAD, CLONE_THREAD))
+        _rule(lib, ctx, ACT_ALLOW, "prlimit64", (0, CMP_EQ, 0, 0), (2, CMP_EQ, 0, 0))
+        _rule(lib, ctx, ACT_ALLOW, "getpriority", (1, CMP_EQ, 0, 0))
+        for cmd in (0, 1, 2, 3, 4, 5, 6, 7, 9, 11, 12, 13, 14, 16, 36, 37, 38, 1025, 1030, 1031,
+                    1032, 1033, 1034):
+            # F_DUPFD..F_GETOWN_EX, OFD locks, F_GETLEASE, F_DUPFD_CLOEXEC, pipe sizes, seals
+            _rule(lib, ctx, ACT_ALLOW, "fcntl", (1, CMP_EQ, cmd, 0))
+        for request in IOCTL_ALLOWED:
+            _rule(lib, ctx, ACT_ALLOW, "ioctl", (1, CMP_EQ, request, 0))
         read_end, write_end = os.pipe()
         try:
             if lib.seccomp_export_bpf(ctypes.c_void_p(ctx), write_end) != 0:
@@ -185,11 +224,11 @@ def install() -> None:
 
 
 def _rule(lib: ctypes.CDLL, ctx: int, action: int, name: str,
-          cmp: tuple[int, int, int, int] | None = None) -> None:
+          *cmps: tuple[int, int, int, int]) -> None:
     nr = lib.seccomp_syscall_resolve_name(name.encode())
     if nr < 0:
         return  # not a syscall on this architecture
-    args = (_ArgCmp * 1)(_ArgCmp(*cmp)) if cmp else None
-    rc = lib.seccomp_rule_add_array(ctypes.c_void_p(ctx), action, nr, 1 if cmp else 0, args)
+    args = (_ArgCmp * len(cmps))(*(_ArgCmp(*c) for c in cmps)) if cmps else None
+    rc = lib.seccomp_rule_add_array(ctypes.c_void_p(ctx), action, nr, len(cmps), args)
     if rc != 0:
         raise SeccompError(-rc, f"seccomp rule for {name} failed")

@@ -7,6 +7,7 @@ import os
 import shutil
 import signal
 import socket
+import stat
 import tempfile
 import threading
 import time
@@ -20,6 +21,8 @@ if TYPE_CHECKING:
     from planexec.sandbox.runner import Sandbox
 
 MB = 1 << 20
+COW_ROOM = 256 * MB
+"""cgroup memory beyond memory_mb + quota: warm-heap pages the worker copies on write."""
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
@@ -58,16 +61,21 @@ class WorkerGone(Exception):
 
 
 class Worker:
-    """One confined worker process with its scratch directory and socket."""
+    """One confined worker process seen from the host: its folders, socket and result caps.
+
+    The host keeps `base` (inputs, read-only to the worker); the worker writes only in
+    `base/work`, which in its own mount namespace is a size-limited tmpfs. The host reaches
+    that tmpfs through a directory descriptor the worker sends before it runs any code.
+    """
 
     def __init__(self, sandbox: Sandbox, inputs: dict[str, Any], cpu_seconds: int) -> None:
         self.sandbox = sandbox
-        self.scratch = tempfile.mkdtemp(prefix="planexec-sandbox-")
-        self.dir_fd = os.open(self.scratch, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        self.base = tempfile.mkdtemp(prefix="planexec-sandbox-")
+        self.scratch = os.path.join(self.base, "work")
+        os.mkdir(self.scratch, 0o700)
+        self.dir_fd = -1
         self.sock: socket.socket | None = None
         self.pid: int | None = None
-        self.read_files: list[str] = []
-        """File-backed inputs the worker maps read-only from where they lie (see `file_backed`)."""
         self.layers: tuple[str, ...] = ()
         try:
             self._start(inputs, cpu_seconds)
@@ -77,27 +85,43 @@ class Worker:
 
     def _start(self, inputs: dict[str, Any], cpu_seconds: int) -> None:
         sb = self.sandbox
-        mapped = self._write_inputs(inputs)
+        read_files: list[str] = []
+        mapped = self._write_inputs(inputs, read_files)
+        quota = sb.quota_mb * MB
         limits = {"memory_bytes": sb.memory_mb * MB + mapped, "cpu_seconds": cpu_seconds,
-                  "file_bytes": max(sb.file_mb * MB, 2 * mapped), "open_files": 64,
-                  "processes": 64}
-        request = {"scratch": self.scratch, "layers": list(sb.layers), "limits": limits,
-                   "inputs": "inputs.json" if inputs else None, "output_chars": sb.output_chars,
-                   "read_files": list(self.read_files)}
+                  "file_bytes": min(max(sb.file_mb * MB, 2 * mapped), quota), "open_files": 64,
+                  "processes": 64, "quota_bytes": quota,
+                  "cgroup_bytes": sb.memory_mb * MB + mapped + quota + COW_ROOM}
+        request = {"base": self.base, "scratch": self.scratch, "layers": list(sb.layers),
+                   "limits": limits, "inputs": "inputs.json" if inputs else None,
+                   "output_chars": sb.output_chars, "read_files": read_files}
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         self.sock = ours
         try:
             self.pid = sb.server.spawn(request, theirs.fileno())
         finally:
             theirs.close()
-        ready = self.ask(None, sb.timeout + 30)
+        fds: list[int] = []
+        try:
+            ready = self.ask(None, sb.timeout + 30, fds=fds)
+        finally:
+            for extra in fds[1:]:
+                os.close(extra)
+        if fds:
+            self.dir_fd = fds[0]
         if not ready.get("ready"):
             raise WorkerGone(str(ready.get("error_type") or "SandboxError"),
                              str(ready.get("error") or "the worker did not start"))
+        if self.dir_fd < 0 or not stat.S_ISDIR(os.fstat(self.dir_fd).st_mode):
+            raise WorkerGone("SandboxError", "the worker did not hand over its scratch folder")
         self.layers = tuple(str(x) for x in ready.get("layers", ()))
 
-    def _write_inputs(self, inputs: dict[str, Any]) -> int:
-        """Save inputs in the scratch dir (arrays as .npy); returns the bytes of array data."""
+    def _write_inputs(self, inputs: dict[str, Any], read_files: list[str]) -> int:
+        """Save inputs beside the scratch dir (arrays as .npy); returns the bytes of array data.
+
+        A `ReadOnlyFile` is not copied: the worker opens the named .npy file read-only
+        before it confines itself and memory-maps it.
+        """
         import numpy as np
 
         if not inputs:
@@ -107,14 +131,16 @@ class Worker:
 
         def save(arr: Any) -> str:
             nonlocal total, count
-            source = file_backed(arr)
+            source = file_backed(arr)  # a whole .npy mapped read-only travels as the file itself
             if source is not None:
-                self.read_files.append(source)
-                total += int(arr.nbytes)
-                return source
+                arr = wire.ReadOnlyFile(source)
+            if isinstance(arr, wire.ReadOnlyFile):
+                read_files.append(arr.path)
+                total += arr.nbytes
+                return arr.path
             count += 1
             name = f"in_{count}.npy"
-            np.save(os.path.join(self.scratch, name), np.ascontiguousarray(arr), allow_pickle=False)
+            np.save(os.path.join(self.base, name), np.ascontiguousarray(arr), allow_pickle=False)
             total += int(arr.nbytes)
             return name
 
@@ -122,25 +148,35 @@ class Worker:
             encoded = {str(k): wire.encode(v, save, str(k)) for k, v in inputs.items()}
         except wire.EncodeError as exc:
             raise InputError(f"sandbox input {exc}") from None
-        with open(os.path.join(self.scratch, "inputs.json"), "w", encoding="utf-8") as fh:
+        with open(os.path.join(self.base, "inputs.json"), "w", encoding="utf-8") as fh:
             json.dump(encoded, fh)
         return total
 
-    def ask(self, message: dict[str, Any] | None, timeout: float) -> dict[str, Any]:
-        """Send `message` (None: just listen) and wait up to `timeout` s for the reply."""
+    def ask(self, message: dict[str, Any] | None, timeout: float,
+            fds: list[int] | None = None) -> dict[str, Any]:
+        """Send `message` (None: just listen) and wait for the reply, `timeout` s in all."""
         assert self.sock is not None
+        deadline = time.monotonic() + timeout
         try:
             self.sock.settimeout(timeout)
             if message is not None:
                 wire.send(self.sock, message)
-            return wire.recv(self.sock, self.sandbox.max_message_mb * MB)
+            return wire.recv(self.sock, self.sandbox.max_message_mb * MB, deadline, fds)
         except TimeoutError:
+            self.kill()
             raise WorkerGone("Timeout", f"the code ran longer than the timeout of {timeout:g} s; "
                                         "raise timeout or make the code faster") from None
         except wire.WireError as exc:
+            self.kill()
             raise WorkerGone("OutputTooLarge", str(exc)) from None
         except (EOFError, OSError):
             raise WorkerGone("WorkerCrashed", self._death_notice()) from None
+
+    def kill(self) -> None:
+        """Kill the worker and wait until it and its threads are gone."""
+        if self.pid is not None:
+            self.sandbox.server.reap(self.pid)
+            self.pid = None
 
     def _death_notice(self) -> str:
         info = self.sandbox.server.reap(self.pid) if self.pid else {}
@@ -153,35 +189,60 @@ class Worker:
             return f"the worker died with {name}{hint}; the next run starts a fresh worker"
         return f"the worker exited with code {info.get('code')}; the next run starts a fresh worker"
 
-    def read_array(self, name: str) -> Any:
-        arr = wire.load_array_file(self.dir_fd, name, self.sandbox.max_result_mb * MB)
-        self._unlink(name)
-        return arr
+    def budget(self, deadline: float) -> wire.Budget:
+        sb = self.sandbox
+        return wire.Budget(sb.max_result_mb * MB, sb.max_arrays, sb.max_figure_mb * MB,
+                           sb.max_figures, deadline)
 
-    def read_png(self, name: str) -> bytes:
+    def read_array(self, name: str, budget: wire.Budget) -> Any:
+        try:
+            return wire.load_array_file(self.dir_fd, name, budget)
+        finally:
+            self._unlink(name)
+
+    def read_png(self, name: str, budget: wire.Budget) -> bytes:
         if not isinstance(name, str) or "/" in name or not name.endswith(".png"):
             raise wire.WireError(f"refusing figure name {name!r}")
-        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=self.dir_fd)
-        with os.fdopen(fd, "rb") as fh:
-            data = fh.read(self.sandbox.max_result_mb * MB + 1)
-        self._unlink(name)
-        if not data.startswith(PNG_MAGIC) or len(data) > self.sandbox.max_result_mb * MB:
-            raise wire.WireError(f"{name} is not a PNG within the size cap")
+        try:
+            fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK,
+                         dir_fd=self.dir_fd)
+            with os.fdopen(fd, "rb") as fh:
+                info = os.fstat(fh.fileno())
+                if not stat.S_ISREG(info.st_mode):
+                    raise wire.WireError(f"{name} is not a regular file")
+                budget.take_figure(name, info.st_size)
+                data = fh.read(info.st_size + 1)
+        finally:
+            self._unlink(name)
+        if not data.startswith(PNG_MAGIC) or len(data) != info.st_size:
+            raise wire.WireError(f"{name} is not a PNG of the size it claims")
         return data
 
     def _unlink(self, name: str) -> None:
+        if "/" in str(name) or self.dir_fd < 0:
+            return
         try:
             os.unlink(name, dir_fd=self.dir_fd)
         except OSError:
             pass
 
+    def decode(self, values: Any, budget: wire.Budget) -> Any:
+        """Results from the worker, arrays loaded within `budget`; hostile input throughout."""
+        return wire.decode(values, lambda name: self.read_array(name, budget))
+
     def run(self, code: str, timeout: float) -> ExecutionResult:
         started = time.perf_counter()
+        deadline = time.monotonic() + timeout
         reply = self.ask({"op": "run", "code": code}, timeout)
+        budget = self.budget(deadline)
         try:
-            results = wire.decode(reply.get("results") or {}, self.read_array)
-            figures = [self.read_png(n) for n in reply.get("figures") or []]
+            names = reply.get("figures") or []
+            if not isinstance(names, list) or len(names) > self.sandbox.max_figures:
+                raise wire.WireError(f"more than {self.sandbox.max_figures} figures; make fewer")
+            results = self.decode(reply.get("results") or {}, budget)
+            figures = [self.read_png(n, budget) for n in names]
         except (OSError, ValueError) as exc:
+            self.kill()
             return ExecutionResult.failure("OutputTooLarge", f"the worker's output was refused: {exc}",
                                            layers=self.layers)
         line = reply.get("line")
@@ -203,7 +264,7 @@ class Worker:
         if self.dir_fd >= 0:
             os.close(self.dir_fd)
             self.dir_fd = -1
-        shutil.rmtree(self.scratch, ignore_errors=True)
+        shutil.rmtree(self.base, ignore_errors=True)
 
 
 class Session:
@@ -233,6 +294,8 @@ class Session:
         violation = self.sandbox.check(code)
         if violation is not None:
             return violation
+        if self.sandbox.refusal:
+            return ExecutionResult.failure("SandboxRefused", self.sandbox.refusal)
         limit = float(timeout or self.sandbox.timeout)
         started = time.perf_counter()
         with self._lock:
@@ -245,6 +308,10 @@ class Session:
                 return ExecutionResult.failure(gone.error_type, f"{gone}{note}",
                                                duration=time.perf_counter() - started,
                                                layers=self.sandbox.all_layers)
+            if self._worker is not None and self._worker.pid is None:  # killed for its output
+                self._drop()
+                result.error = f"{result.error}; the session's worker was stopped, so variables " \
+                               "made by earlier runs are gone"
         result.duration = time.perf_counter() - started
         result.layers = ("policy",) * self.sandbox.check_policy + result.layers
         return result
@@ -257,7 +324,11 @@ class Session:
                 reply = worker.ask({"op": "get", "names": list(names)}, self.sandbox.timeout)
                 if not reply.get("ok"):
                     raise InputError(f"cannot return variables: {reply.get('error')}")
-                values = wire.decode(reply.get("values") or {}, worker.read_array)
+                budget = worker.budget(time.monotonic() + self.sandbox.timeout)
+                values = worker.decode(reply.get("values") or {}, budget)
+            except (OSError, ValueError) as exc:
+                self._drop()
+                raise InputError(f"cannot return variables: {exc}") from None
             except WorkerGone as gone:
                 self._drop()
                 raise InputError(f"cannot return variables: {gone}") from None
@@ -283,8 +354,10 @@ class Session:
             def save(arr: Any) -> str:
                 count[0] += 1
                 name = f"set_{time.monotonic_ns()}_{count[0]}.npy"
-                np.save(os.path.join(worker.scratch, name), np.ascontiguousarray(arr),
-                        allow_pickle=False)
+                fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644,
+                             dir_fd=worker.dir_fd)
+                with os.fdopen(fd, "wb") as fh:
+                    np.save(fh, np.ascontiguousarray(arr), allow_pickle=False)
                 return name
 
             try:
@@ -298,6 +371,18 @@ class Session:
     @property
     def alive(self) -> bool:
         return self._worker is not None
+
+    @property
+    def worker_pid(self) -> int | None:
+        """Host pid of the session's worker process (None before the first run or after a failure)."""
+        return self._worker.pid if self._worker is not None else None
+
+    def scratch_usage(self) -> tuple[int, int] | None:
+        """(bytes, files) the worker's scratch space holds now, as the kernel counts them."""
+        if self._worker is None or self._worker.dir_fd < 0:
+            return None
+        st = os.fstatvfs(self._worker.dir_fd)
+        return (st.f_blocks - st.f_bfree) * st.f_frsize, st.f_files - st.f_ffree
 
     def _drop(self) -> None:
         if self._worker is not None:

@@ -18,7 +18,7 @@ import time
 import traceback
 from typing import Any, NoReturn
 
-from planexec.sandbox import confine, wire
+from planexec.sandbox import cgroup, confine, namespaces, wire
 
 NATIVE_LOG = "native.log"
 BIG_INPUT_BYTES = 8 << 20
@@ -52,6 +52,9 @@ class CappedText(io.TextIOBase):
         return body
 
 
+_isolated = False
+
+
 def main(comm_fd: int, request: dict[str, Any], server_pid: int) -> NoReturn:
     """Entry point in the forked child: isolate, confine, load inputs, then serve requests."""
     status = 70
@@ -61,22 +64,81 @@ def main(comm_fd: int, request: dict[str, Any], server_pid: int) -> NoReturn:
         os._exit(status)
 
 
-def _isolate(comm_fd: int, scratch: str, server_pid: int) -> None:
+def get_ready(keep_fd: int, server_pid: int, in_pidns: bool, group: str | None) -> None:
+    """What a spare worker does before it has a request: its own session, no inherited
+    descriptors, and (as root) its own cgroup, whose creation is the slow part."""
+    global _isolated
+    _isolate(keep_fd, server_pid, in_pidns)
+    _isolated = True
+    if group:
+        try:
+            cgroup.join(group)
+        except OSError:
+            pass  # enter() tries again, and fails closed, if the request asks for the layer
+
+
+def _isolate(comm_fd: int, server_pid: int, in_pidns: bool) -> None:
     os.setsid()
     confine.set_parent_death_signal(signal.SIGKILL)
-    if os.getppid() != server_pid:
+    if os.getppid() != (0 if in_pidns else server_pid):
         os._exit(71)
     for sig in (signal.SIGCHLD, signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, signal.SIG_DFL)
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # an oversized write fails with EFBIG instead
-    null = os.open("/dev/null", os.O_RDONLY)
-    log = os.open(os.path.join(scratch, NATIVE_LOG), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    os.dup2(null, 0)
-    os.dup2(log, 1)
-    os.dup2(log, 2)
     keep = sorted({0, 1, 2, comm_fd})
     for low, high in zip(keep, [*keep[1:], 1 << 20], strict=True):
         os.closerange(low + 1, high)
+
+
+def _prepare(req: dict[str, Any], done: list[str]) -> tuple[int | None, list[int]]:
+    """Root-only setup before confinement: namespaces' mounts, scratch ownership, cgroup.
+
+    Returns the uid to drop to (None: keep this one) and read-only file descriptors of the
+    files the host named for memory-mapping; appends the layers set up to `done`.
+    """
+    layers = set(req["layers"])
+    base, scratch = req["base"], req["scratch"]
+    uid = confine.worker_identity(namespaces.host_pid()) if "identity" in layers else None
+    owner = uid if uid is not None else os.getuid()
+    if "namespaces" in layers:
+        namespaces.make_mounts_private()
+        if uid is not None:
+            namespaces.expose(confine.read_paths())
+        if "quota" in layers:
+            namespaces.mount_scratch(scratch, int(req["limits"]["quota_bytes"]), owner, owner)
+        namespaces.mount_private_proc()
+        done.append("namespaces")
+        if "quota" in layers:
+            done.append(f"quota({int(req['limits']['quota_bytes']) >> 20} MB)")
+    if uid is not None:
+        if "quota" not in layers:
+            os.chown(scratch, uid, uid)
+            os.chmod(scratch, 0o700)
+        os.chown(base, 0, uid)
+        os.chmod(base, 0o750)
+        for name in os.listdir(base):
+            path = os.path.join(base, name)
+            if os.path.isfile(path) and not os.path.islink(path):
+                os.chown(path, 0, uid)
+                os.chmod(path, 0o640)
+    if "cgroup" in layers and req.get("cgroup"):
+        lim = req["limits"]
+        cgroup.enter(str(req["cgroup"]), int(lim["cgroup_bytes"]), int(lim["processes"]))
+        done.append("cgroup")
+    mapped = [os.open(path, os.O_RDONLY | os.O_CLOEXEC) for path in req.get("read_files") or ()]
+    return uid, mapped
+
+
+def _redirect_output(scratch: str, uid: int | None) -> None:
+    null = os.open("/dev/null", os.O_RDONLY)
+    log = os.open(os.path.join(scratch, NATIVE_LOG), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    if uid is not None:
+        os.fchown(log, uid, uid)
+    os.dup2(null, 0)
+    os.dup2(log, 1)
+    os.dup2(log, 2)
+    os.close(null)
+    os.close(log)
     os.chdir(scratch)
     confine.scrub_environment(scratch)
     tempfile.tempdir = scratch
@@ -84,23 +146,34 @@ def _isolate(comm_fd: int, scratch: str, server_pid: int) -> None:
 
 def _serve(comm_fd: int, req: dict[str, Any], server_pid: int) -> int:
     scratch = req["scratch"]
-    _isolate(comm_fd, scratch, server_pid)
+    if not _isolated:
+        _isolate(comm_fd, server_pid, "namespaces" in req["layers"])
     sock = socket.socket(fileno=comm_fd)
     try:
-        applied = confine.apply(tuple(req["layers"]), scratch, confine.Limits(**req["limits"]),
-                                tuple(req.get("read_files") or ()))
+        prepared: list[str] = []
+        uid, mapped = _prepare(req, prepared)
+        _redirect_output(scratch, uid)
+        dir_fd = os.open(scratch, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        applied = confine.apply(tuple(req["layers"]), [req["base"]], scratch,
+                                confine.Limits(**req["limits"]), uid)
+        applied[1:1] = prepared
     except Exception as exc:  # noqa: BLE001 - fail closed and say why
         wire.send(sock, {"ready": False, "error_type": "SandboxError",
                          "error": f"could not confine the worker: {type(exc).__name__}: {exc}"})
         return 72
-    state = _State(req, scratch)
+    state = _State(req, scratch, dict(zip(req.get("read_files") or (), mapped, strict=True)))
     try:
         state.ns.update(state.load_inputs(req.get("inputs")))
     except MemoryError:
         wire.send(sock, {"ready": False, "error_type": "MemoryError",
                          "error": "the inputs do not fit in memory_mb; raise memory_mb"})
         return 73
-    wire.send(sock, {"ready": True, "layers": applied})
+    except Exception as exc:  # noqa: BLE001 - say why rather than exit silently
+        wire.send(sock, {"ready": False, "error_type": "SandboxError",
+                         "error": f"could not load the inputs: {type(exc).__name__}: {exc}"})
+        return 74
+    wire.send(sock, {"ready": True, "layers": applied}, fds=[dir_fd])
+    os.close(dir_fd)
     while True:
         try:
             msg = wire.recv(sock, 1 << 30)
@@ -119,14 +192,15 @@ def _serve(comm_fd: int, req: dict[str, Any], server_pid: int) -> int:
 
 
 class _State:
-    def __init__(self, req: dict[str, Any], scratch: str) -> None:
+    def __init__(self, req: dict[str, Any], scratch: str, mapped: dict[str, int]) -> None:
         import matplotlib.pyplot as plt
         import numpy as np
         import scipy
         import skimage
 
         self.scratch = scratch
-        self.read_files = frozenset(str(p) for p in req.get("read_files") or ())
+        self.base = str(req["base"])
+        self.mapped = mapped
         self.output_cap = int(req.get("output_chars", 20_000))
         self.counter = 0
         self.ns: dict[str, Any] = {
@@ -146,18 +220,18 @@ class _State:
     def _load_array(self, name: str) -> Any:
         import numpy as np
 
-        if name in self.read_files:  # a file-backed input: mapped read-only where it lies, never copied
-            return np.load(name, mmap_mode="r", allow_pickle=False)
+        if name in self.mapped:
+            return wire.map_array_fd(self.mapped[name])
         if not wire.SAFE_NAME.match(name):
             raise wire.WireError(f"bad array name {name!r}")
-        path = os.path.join(self.scratch, name)
+        path = os.path.join(self.scratch if name.startswith("set_") else self.base, name)
         mmap = "c" if os.path.getsize(path) > BIG_INPUT_BYTES else None
         return np.load(path, mmap_mode=mmap, allow_pickle=False)
 
     def load_inputs(self, name: str | None) -> dict[str, Any]:
         if not name:
             return {}
-        with open(os.path.join(self.scratch, name), encoding="utf-8") as fh:
+        with open(os.path.join(self.base, name), encoding="utf-8") as fh:
             return wire.decode(json.load(fh), self._load_array)
 
     def set(self, values: dict[str, Any]) -> dict[str, Any]:

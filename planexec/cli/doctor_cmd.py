@@ -39,6 +39,8 @@ def facts() -> dict[str, Any]:
             "missing": list(caps.missing),
             "landlock_abi": caps.landlock_abi,
             "details": {name: {"available": ok, "note": note} for name, ok, note in caps.describe()},
+            "required": list(caps.required),
+            "refusal": caps.refusal,
         },
         "packages": {name: _version(name) for name in PACKAGES},
         "llm_keys": {k: bool(os.environ.get(k)) for k in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")},
@@ -75,6 +77,8 @@ def doctor(as_json: bool, repair: bool, verbose: bool) -> None:
     missing = report["sandbox"]["missing"]
     if missing:
         out.print(f"  [yellow]not confined by: {', '.join(missing)}[/yellow]")
+    if report["sandbox"]["refusal"]:
+        out.print(f"  [red]{report['sandbox']['refusal']}[/red]")
     out.print("\n[bold]Packages[/bold]")
     for name, version in report["packages"].items():
         out.print(f"  {name:<22} {version or '[red]not installed[/red]'}")

@@ -133,12 +133,14 @@ def test_unknown_layer_is_a_config_error():
 def test_capabilities_name_every_layer():
     caps = Sandbox.capabilities()
     rows = {name: (ok, note) for name, ok, note in caps.describe()}
-    for name in ("rlimits", "capabilities", "landlock", "seccomp", "policy", "netns"):
+    for name in ("rlimits", "capabilities", "identity", "namespaces", "cgroup", "quota", "landlock",
+                 "seccomp", "policy"):
         assert rows[name][1], name
     for name in caps.missing:
         assert "NOT available" in rows[name][1]
 
 
+@pytest.mark.slow  # starts its own fork server (several seconds)
 def test_fork_server_recovers_after_being_killed():
     server = ForkServer()
     sb = Sandbox(server=server)
@@ -152,6 +154,7 @@ def test_fork_server_recovers_after_being_killed():
     assert not server.running()
 
 
+@pytest.mark.slow  # starts its own fork server (several seconds)
 def test_shutdown_leaves_no_worker_processes():
     server = ForkServer()
     sb = Sandbox(server=server)

@@ -97,7 +97,8 @@ _CLAUSE_SPLIT = re.compile(
 _VERBS = re.compile(
     r"^(?:please\s+)?(?:also\s+)?(?:analy[sz]e|load|read|open|compute|calculate|count|detect|"
     r"measure|plot|draw|show|give|tell|write|generate|create|make|find|estimate|segment|extract|"
-    r"summari[sz]e|report|describe|identify|correlate|list|save|produce|run|get|how|what)\b",
+    r"summari[sz]e|report|describe|identify|correlate|list|save|produce|run|get|how|what|"
+    r"correct|register|align|subtract|remove|deconvolve|infer|classify|curate|separate)\b",
     re.IGNORECASE,
 )
 

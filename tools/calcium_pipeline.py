@@ -58,11 +58,16 @@ def load_code(ids: Sequence[str]) -> dict[str, Any]:
 
 def run_chain(images: Any, params: Mapping[str, Any] | None = None, ids: Sequence[str] = CHAIN) -> ChainResult:
     """Execute the snippets in order in one namespace (as the sandbox session does)."""
+    return run_in({"images": images}, ids, params)
+
+
+def run_in(variables: Mapping[str, Any], ids: Sequence[str], params: Mapping[str, Any] | None = None) -> ChainResult:
+    """Execute snippets in order on the given input variables (and the resolved `params`)."""
     import scipy
     import skimage
 
     values = dict(resolve("", params).values)
-    ns: dict[str, Any] = {"images": images, "np": np, "scipy": scipy, "skimage": skimage, "params": values}
+    ns: dict[str, Any] = {"np": np, "scipy": scipy, "skimage": skimage, "params": values, **variables}
     out = ChainResult(ns)
     for cid, code in load_code(ids).items():
         start = time.perf_counter()
@@ -71,4 +76,4 @@ def run_chain(images: Any, params: Mapping[str, Any] | None = None, ids: Sequenc
     return out
 
 
-__all__ = ["CHAIN", "ChainResult", "load_code", "run_chain"]
+__all__ = ["CHAIN", "ChainResult", "load_code", "run_chain", "run_in"]

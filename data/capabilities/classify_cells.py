@@ -1,11 +1,15 @@
-# Cell or not, per ROI, from features a person would look at: size relative to the expected
-# cell area (fragments of noise or of a neighbour's residual are small), compactness (pixels'
-# mean distance from the centroid against a disk's), skewness of the corrected trace (calcium
-# transients make it positive), the detection score and the event rate. The decision is a
-# fixed logistic score (weights chosen on training movies, documented here, tested):
-#   z = 8 (size_ratio - 0.45) + 1.5 min(skew, 3) + 1.0 log10(score / 60) - 3 (compactness - 1.3)
-# iscell[i] = [label, probability] with probability = 1 / (1 + exp(-z)) and label =
-# probability >= params["cell_threshold"] (0.5).
+# Cell or not, per ROI, from features a person would look at: skewness of the corrected trace
+# (calcium transients make it positive; noise and neuropil do not), the detection score, the
+# event rate, the correlation with a ROI closer than 1.2 diameters (a second ROI on one cell,
+# left by imperfect registration, moves with it; touching cells fire independently),
+# compactness, and size against the expected cell area (diffuse neuropil patches are large).
+# The decision is a fixed logistic score, weights fitted by logistic regression on training
+# movies (calcium_synth seeds 1-2, every kind) and rounded; tested on other seeds:
+#   z = -3.5 + 5 skew + 2 log10(score / 60) + 1.75 min(events_per_min, 30) / 10
+#       - 6 neighbour_corr - 1 max(compactness - 1.3, 0) - 4 max(size_ratio - 2.5, 0)
+#       - 20 [a neighbour within 1.2 diameters correlates above 0.8 and scored higher]
+# iscell[i] = [label, probability], probability = 1 / (1 + exp(-z)), label = probability >=
+# params["cell_threshold"] (0.5).
 cell_threshold = float(params.get("cell_threshold") if params.get("cell_threshold") is not None else 0.5)
 n_rois = len(stat)
 n_frames = roi_traces.shape[1] if roi_traces.ndim == 2 else 0
@@ -25,12 +29,19 @@ for i, s in enumerate(stat):
     skew = float((centred ** 3).mean() / sd ** 3) if sd > 0 else 0.0
     size_ratio = float(len(ys) / expected_area)
     score = float(s.get("score", 60.0))
+    # a second ROI on the same cell (a residual after imperfect registration) moves with it
+    near = [j for j, o in enumerate(stat) if j != i and
+            np.hypot(o["med"][0] - s["med"][0], o["med"][1] - s["med"][1]) < 1.2 * float(cell_diameter)]
+    corrs = [(float(np.nan_to_num(np.corrcoef(trace, roi_traces[j])[0, 1])), j) for j in near]
+    neighbour_corr = max((c for c, _ in corrs), default=0.0)
+    # above 0.8 the two are one cell: only the stronger (higher score; earlier on a tie) stays
+    weaker_twin = any(c > 0.8 and (stat[j].get("score", 0.0), -j) > (s.get("score", 0.0), -i) for c, j in corrs)
     rate = float(event_counts[i]) / max(n_frames / frame_rate, 1e-9) * 60.0
-    z = (8.0 * (size_ratio - 0.45) + 1.5 * min(skew, 3.0) + 1.0 * np.log10(max(score, 1e-3) / 60.0)
-         - 3.0 * max(compactness - 1.3, 0.0))
+    z = (-3.5 + 5.0 * skew + 2.0 * np.log10(max(score, 1e-3) / 60.0) + 1.75 * min(rate, 30.0) / 10.0
+         - 6.0 * neighbour_corr - 1.0 * max(compactness - 1.3, 0.0) - 4.0 * max(size_ratio - 2.5, 0.0)
+         - 20.0 * weaker_twin)
     probability = float(1.0 / (1.0 + np.exp(-z)))
     iscell[i] = (float(probability >= cell_threshold), probability)
     cell_features.append({"roi": i, "size_ratio": round(size_ratio, 3), "compactness": round(compactness, 3),
                           "skewness": round(skew, 3), "score": round(score, 2),
-                          "events_per_min": round(rate, 3), "probability": round(probability, 4)})
-n_cells = int(iscell[:, 0].sum()) if n_rois else 0
+                          "events_per_min": round(rate, 3), "neighbour_corr": round(neighbour_corr, 3), "probability": round(probability, 4)})

@@ -5,7 +5,7 @@
 # and skimage (the `oasis-deconv` package gives the same result; a test compares them).
 # tau comes from params["tau"] or is estimated from the traces' autocovariance. Events are
 # inferred spikes above `event_threshold` x the trace's noise (spikes 1 frame apart merge).
-event_k = float(params.get("event_threshold") or 3.0)
+event_k = float(params.get("event_threshold") or 2.5)
 fs = float(params.get("fs") or 10.0)
 tau_given = params.get("tau")
 n_rois, n_frames = dff.shape if dff.ndim == 2 else (0, 0)

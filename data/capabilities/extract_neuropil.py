@@ -59,3 +59,7 @@ for start in range(0, n_frames, 256):
     F[:, start:start + len(block)] = (cell_matrix @ block.T).astype(np.float32)
     Fneu[:, start:start + len(block)] = (ring_matrix @ block.T).astype(np.float32)
 roi_traces = (F - neuropil_coefficient * Fneu).astype(np.float32)
+if n_rois:
+    mean_trace = F.mean(axis=0)
+else:
+    mean_trace = np.array([float(np.asarray(movie[t]).mean()) for t in range(n_frames)], dtype=np.float32)

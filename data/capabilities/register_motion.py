@@ -54,15 +54,19 @@ def _phase_shifts(frames, ref_fft, taper, limit, band):
     out = np.zeros((len(win), 2))
     for k in range(len(win)):
         y, x = int(py[k]), int(px[k])
-        dy = dx = 0.0
-        if 0 < y < win.shape[1] - 1:
-            a, b, c = win[k, y - 1, x], win[k, y, x], win[k, y + 1, x]
-            dy = 0.5 * (a - c) / (a - 2 * b + c) if (a - 2 * b + c) < 0 else 0.0
-        if 0 < x < win.shape[2] - 1:
-            a, b, c = win[k, y, x - 1], win[k, y, x], win[k, y, x + 1]
-            dx = 0.5 * (a - c) / (a - 2 * b + c) if (a - 2 * b + c) < 0 else 0.0
+        dy = _vertex(win[k, y - 1, x], win[k, y, x], win[k, y + 1, x]) if 0 < y < win.shape[1] - 1 else 0.0
+        dx = _vertex(win[k, y, x - 1], win[k, y, x], win[k, y, x + 1]) if 0 < x < win.shape[2] - 1 else 0.0
         out[k] = (y - limit + dy, x - limit + dx)
     return out, peak
+
+
+def _vertex(a, b, c):
+    # Sub-pixel peak: the band-passed correlation peak is Gaussian-shaped, so fit a parabola to
+    # the logarithm (exact for a Gaussian; a plain parabola pulls towards whole pixels).
+    if a > 0 and b > 0 and c > 0:
+        a, b, c = np.log(a), np.log(b), np.log(c)
+    curve = a - 2 * b + c
+    return float(np.clip(0.5 * (a - c) / curve, -0.5, 0.5)) if curve < 0 else 0.0
 
 
 def _ref_fft(ref, taper, band):

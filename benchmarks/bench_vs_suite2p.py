@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -94,6 +93,9 @@ def worker_suite2p(movie_path: str, out: str, fs: float, tau: float, diameter: f
 
 
 def worker_planexec(movie_path: str, out: str, fs: float, tau: float, diameter: float) -> None:
+    import scipy  # noqa: F401 - imported before the clock starts, as suite2p's are
+    import skimage  # noqa: F401
+
     from planexec.tools.calcium_pipeline import run_chain
 
     start = time.perf_counter()
@@ -110,19 +112,20 @@ def worker_planexec(movie_path: str, out: str, fs: float, tau: float, diameter: 
 # ---- the parent: movies, children, scoring, table ---------------------------------------------
 
 def _child(kind: str, movie_path: Path, out: Path, fs: float, tau: float, diameter: float) -> dict[str, float] | None:
-    """Run one worker in a fresh process; its wall time and peak RSS (this child only)."""
+    """Run one worker in a fresh process; its analysis wall time and its own peak RSS."""
     python = SUITE2P_PYTHON if kind == "suite2p" else sys.executable
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     cmd = [python, str(HERE), "--worker", kind, str(movie_path), str(out), str(fs), str(tau), str(diameter)]
     env = {**os.environ, "PYTHONWARNINGS": "ignore", "OMP_NUM_THREADS": "2", "MKL_NUM_THREADS": "2"}
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
+    with (out / "stderr.txt").open("w") as err:
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err, env=env)
+        _, status, usage = os.wait4(proc.pid, 0)  # this child's rusage alone
+        proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode != 0:
-        print(f"  {kind} failed: {proc.stderr.strip().splitlines()[-1:] if proc.stderr else proc.returncode}")
+        lines = (out / "stderr.txt").read_text().strip().splitlines()
+        print(f"  {kind} failed: {lines[-1] if lines else proc.returncode}")
         return None
-    peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     info = json.loads((out / "time.json").read_text())
-    # ru_maxrss of children is the largest child so far; report it only when this child raised it
-    return {"seconds": info["seconds"], "peak_mb": peak_kb / 1024 if peak_kb > before else float("nan")}
+    return {"seconds": info["seconds"], "peak_mb": usage.ru_maxrss / 1024}
 
 
 def _suite2p_events(res: dict, k: float) -> list[dict[str, int]]:
@@ -189,6 +192,8 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="one test seed per kind")
     parser.add_argument("--large", action="store_true", help="add a 512x512x2000 movie")
     parser.add_argument("--kinds", default="", help="comma-separated kinds (default: all)")
+    parser.add_argument("--s2p-k", type=float, default=None,
+                        help="suite2p event threshold (x noise) instead of fitting it on the training seeds again")
     parser.add_argument("--worker", nargs=6, metavar=("KIND", "MOVIE", "OUT", "FS", "TAU", "DIAM"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
@@ -205,7 +210,9 @@ def main() -> None:
         env={**os.environ, "PYTHONWARNINGS": "ignore"}).returncode in (0, 1)
     with tempfile.TemporaryDirectory(prefix="bench_s2p_") as tmpdir:
         tmp = Path(tmpdir)
-        k = fit_suite2p_threshold(kinds, tmp) if have_s2p else None
+        k = (args.s2p_k if args.s2p_k is not None else fit_suite2p_threshold(kinds, tmp)) if have_s2p else None
+        if have_s2p and args.s2p_k is not None:
+            print(f"suite2p event threshold k={k} (given; fit it with no --s2p-k)")
         if k is None:
             print(f"suite2p: not installed at {SUITE2P_PYTHON} (set SUITE2P_PYTHON); its columns are skipped")
         movies: list[tuple[str, SynthParams]] = [(name, KINDS[name]) for name in kinds]

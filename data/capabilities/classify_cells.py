@@ -8,12 +8,13 @@
 #   z = -3.5 + 5 skew + 2 log10(score / 60) + 1.75 min(events_per_min, 30) / 10
 #       - 6 neighbour_corr - 1 max(compactness - 1.3, 0) - 4 max(size_ratio - 2.5, 0)
 #       - 20 [a neighbour within 1.2 diameters correlates above 0.8 and scored higher]
+#       - 10 [no inferred event: the activity that found the ROI is indistinguishable from noise]
 # iscell[i] = [label, probability], probability = 1 / (1 + exp(-z)), label = probability >=
 # params["cell_threshold"] (0.5).
 cell_threshold = float(params.get("cell_threshold") if params.get("cell_threshold") is not None else 0.5)
 n_rois = len(stat)
 n_frames = roi_traces.shape[1] if roi_traces.ndim == 2 else 0
-expected_area = np.pi * (float(cell_diameter) / 2.0) ** 2
+expected_area = np.pi * (float(diameter_px) / 2.0) ** 2
 frame_rate = float(params.get("fs") or 10.0)
 event_counts = np.bincount([e["cell"] for e in events], minlength=n_rois)[:n_rois] if n_rois else np.zeros(0)
 cell_features = []
@@ -31,7 +32,7 @@ for i, s in enumerate(stat):
     score = float(s.get("score", 60.0))
     # a second ROI on the same cell (a residual after imperfect registration) moves with it
     near = [j for j, o in enumerate(stat) if j != i and
-            np.hypot(o["med"][0] - s["med"][0], o["med"][1] - s["med"][1]) < 1.2 * float(cell_diameter)]
+            np.hypot(o["med"][0] - s["med"][0], o["med"][1] - s["med"][1]) < 1.2 * float(diameter_px)]
     corrs = [(float(np.nan_to_num(np.corrcoef(trace, roi_traces[j])[0, 1])), j) for j in near]
     neighbour_corr = max((c for c, _ in corrs), default=0.0)
     # above 0.8 the two are one cell: only the stronger (higher score; earlier on a tie) stays
@@ -39,7 +40,7 @@ for i, s in enumerate(stat):
     rate = float(event_counts[i]) / max(n_frames / frame_rate, 1e-9) * 60.0
     z = (-3.5 + 5.0 * skew + 2.0 * np.log10(max(score, 1e-3) / 60.0) + 1.75 * min(rate, 30.0) / 10.0
          - 6.0 * neighbour_corr - 1.0 * max(compactness - 1.3, 0.0) - 4.0 * max(size_ratio - 2.5, 0.0)
-         - 20.0 * weaker_twin)
+         - 20.0 * weaker_twin - 10.0 * (event_counts[i] == 0))
     probability = float(1.0 / (1.0 + np.exp(-z)))
     iscell[i] = (float(probability >= cell_threshold), probability)
     cell_features.append({"roi": i, "size_ratio": round(size_ratio, 3), "compactness": round(compactness, 3),

@@ -27,15 +27,20 @@ for i, s in enumerate(stat):
     lam = np.asarray(s["lam"], dtype=np.float64)[own]
     cell_rows.append(np.full(idx.size, i))
     cell_w.append((idx, lam / lam.sum()))
-    dist = np.hypot(rows - s["med"][0], cols - s["med"][1])
     inner = np.sqrt(s["npix"] / np.pi) + inner_gap
     need = max(min_ring_pixels, 6 * s["npix"])
     outer = inner + 3
-    ring = (dist >= inner) & (dist < outer) & ~forbidden
-    while ring.sum() < need and outer < max(height, width):
+    while True:  # grow the ring inside a window around the cell (whole-frame distances cost too much)
+        half = int(np.ceil(outer)) + 1
+        cy, cx = int(round(s["med"][0])), int(round(s["med"][1]))
+        y0, y1, x0, x1 = max(cy - half, 0), min(cy + half + 1, height), max(cx - half, 0), min(cx + half + 1, width)
+        dist = np.hypot(rows[y0:y1, x0:x1] - s["med"][0], cols[y0:y1, x0:x1] - s["med"][1])
+        ring = (dist >= inner) & (dist < outer) & ~forbidden[y0:y1, x0:x1]
+        if ring.sum() >= need or outer >= max(height, width):
+            break
         outer += 2
-        ring = (dist >= inner) & (dist < outer) & ~forbidden
-    ridx = np.flatnonzero(ring)
+    ry, rx = np.nonzero(ring)
+    ridx = (ry + y0).astype(np.int64) * width + (rx + x0)
     neuropil_masks.append(ridx.astype(np.int32))
     ring_rows.append(np.full(ridx.size, i))
     ring_w.append((ridx, np.full(ridx.size, 1.0 / max(ridx.size, 1))))

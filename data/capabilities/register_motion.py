@@ -13,8 +13,8 @@ nonrigid_wanted = params.get("nonrigid")
 max_shift_frac = 0.15    # largest displacement searched, as a fraction of the smaller side
 motion_px = 0.5          # displacement (95th percentile) above which motion counts as present
 nonrigid_px = 0.55       # block disagreement (95th percentile) above which piecewise-rigid runs
-chunk = 128
 n_frames, height, width = images.shape
+chunk = int(np.clip(2 ** 23 // max(height * width, 1), 4, 128))  # frames per FFT batch (~130 MB complex)
 max_shift = max(2, int(max_shift_frac * min(height, width)))
 
 

@@ -29,7 +29,7 @@ if diameter is None:
     blobs = blob_log(np.clip(flat / noise_img, 0, None), min_sigma=1.0, max_sigma=10.0, num_sigma=19, threshold=1.0)
     diameter = float(np.clip(2 * np.sqrt(2) * np.median(blobs[:, 2]), 4.0, 60.0)) if len(blobs) else 8.0
 diameter = float(diameter)
-cell_diameter = diameter
+diameter_px = diameter
 
 bin_size = max(1, int(round(fs * tau / 3)), int(np.ceil(n_frames / max_bins)))
 n_bins = max(n_frames // bin_size, 1)

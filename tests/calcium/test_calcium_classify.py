@@ -27,7 +27,7 @@ def rois() -> dict:
     stat = [_roi(15, 15, 4, 400.0), _roi(45, 45, 4, 15.0), _roi(15, 45, 4, 400.0), _roi(15, 50.5, 4, 300.0)]
     traces = np.stack([active, flat, active, active * 1.02]).astype(np.float32)  # ROI 3 copies ROI 2
     events = [{"cell": c, "frame": int(t), "amplitude": 1.0} for c in (0, 2, 3) for t in range(0, 600, 50)]
-    return {"stat": stat, "roi_traces": traces, "events": events, "cell_diameter": 8.0}
+    return {"stat": stat, "roi_traces": traces, "events": events, "diameter_px": 8.0}
 
 
 def test_an_active_compact_roi_is_a_cell_and_a_flat_one_is_not(rois: dict) -> None:

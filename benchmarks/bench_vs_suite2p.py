@@ -3,6 +3,7 @@
     .venv/bin/python benchmarks/bench_vs_suite2p.py                 # every kind, test seeds 3-4
     .venv/bin/python benchmarks/bench_vs_suite2p.py --quick         # every kind, test seed 3
     .venv/bin/python benchmarks/bench_vs_suite2p.py --large         # adds one 512x512x2000 movie
+    .venv/bin/python benchmarks/bench_vs_suite2p.py --kinds large_512 --s2p-k 2.0   # only that one
     SUITE2P_PYTHON=/path/to/python ...                              # suite2p's own venv
 
 Movies come from `planexec.tools.calcium_synth` (kinds: dim close cells with neuropil, neuropil
@@ -203,14 +204,16 @@ def main() -> None:
 
     from planexec.tools.calcium_synth import KINDS, SynthParams, generate_synth
 
-    kinds = [k for k in args.kinds.split(",") if k] or list(KINDS)
+    asked = [k for k in args.kinds.split(",") if k]
+    kinds = [k for k in asked if k in KINDS] if asked else list(KINDS)
+    args.large = args.large or "large_512" in asked
     seeds = (3,) if args.quick else (3, 4)
     have_s2p = Path(SUITE2P_PYTHON).exists() and subprocess.run(
         [SUITE2P_PYTHON, "-c", "import suite2p"], capture_output=True, check=False,
         env={**os.environ, "PYTHONWARNINGS": "ignore"}).returncode in (0, 1)
     with tempfile.TemporaryDirectory(prefix="bench_s2p_") as tmpdir:
         tmp = Path(tmpdir)
-        k = (args.s2p_k if args.s2p_k is not None else fit_suite2p_threshold(kinds, tmp)) if have_s2p else None
+        k = (args.s2p_k if args.s2p_k is not None else fit_suite2p_threshold(kinds or list(KINDS), tmp)) if have_s2p else None
         if have_s2p and args.s2p_k is not None:
             print(f"suite2p event threshold k={k} (given; fit it with no --s2p-k)")
         if k is None:

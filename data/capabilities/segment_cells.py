@@ -119,4 +119,3 @@ for i, s in enumerate(stat, start=1):
     cell_labels[s["ypix"][better], s["xpix"][better]] = i
     best_lam[s["ypix"][better], s["xpix"][better]] = s["lam"][better]
 cell_centroids = [list(s["med"]) for s in stat]
-n_rois = len(stat)

@@ -163,7 +163,7 @@ def _check(name: str, value: Any, ns: dict[str, Any]) -> None:
         assert value in ("none", "rigid", "piecewise-rigid", "rigid + piecewise-rigid")
     elif name in ("max_displacement", "diameter_px", "neuropil_coefficient", "tau_used"):
         assert isinstance(value, float) and value >= 0
-    elif name in ("n_bad_frames", "n_rois"):
+    elif name == "n_bad_frames":
         assert isinstance(value, int) and value >= 0
     elif name == "stat":
         assert len(value) == n

@@ -30,9 +30,10 @@ def planner() -> HeuristicPlanner:
     return HeuristicPlanner(EmbeddingScorer(get_embedder("auto")))
 
 
-@pytest.fixture
-def capabilities() -> tuple[object, ...]:
-    store = capability_store(Config.from_env())
+@pytest.fixture(scope="module")
+def capabilities(tmp_path_factory: pytest.TempPathFactory) -> tuple[object, ...]:
+    """The seeded library, built once per module in its own folder (seeding costs seconds)."""
+    store = capability_store(Config.from_env(home=tmp_path_factory.mktemp("library")))
     try:
         return tuple(store.list())
     finally:

@@ -22,7 +22,7 @@ def test_same_parameters_same_movie() -> None:
 @settings(max_examples=8, deadline=None)
 @given(seed=st.integers(0, 10_000), sep=st.floats(5.0, 9.0), touching=st.sampled_from([0.0, 1.0]))
 def test_cells_keep_their_distance_and_touching_ones_touch(seed: int, sep: float, touching: float) -> None:
-    _, truth = generate_synth(SynthParams(frames=20, size=64, cells=8, min_sep=sep, touching=touching,
+    _, truth = generate_synth(SynthParams(frames=20, size=96, cells=8, min_sep=sep, touching=touching,
                                           spread=14.0, noise=0.0), seed=seed)
     c = np.array(truth.cell_centroids)
     d = np.hypot(*(c[:, None] - c[None]).transpose(2, 0, 1))

@@ -1,3 +1,6 @@
-# Number of cells: the ROIs the classification labels as cells (iscell[:, 0]), not every
-# candidate the segmentation proposed.
-n_cells = int(np.asarray(iscell)[:, 0].sum()) if len(cell_centroids) else 0
+# Number of cells: the ROIs the classification labelled as cells when it ran earlier in this
+# session (iscell), else every detected ROI.
+try:
+    n_cells = int(np.asarray(iscell)[:, 0].sum()) if len(iscell) == len(cell_centroids) else int(len(cell_centroids))
+except NameError:
+    n_cells = int(len(cell_centroids))

@@ -5,7 +5,9 @@
 # time course is projected out of the movie, and the scores nearby are recomputed; a touching
 # neighbour fires at other times, so it stays and is found next. Stops when no pixel scores
 # above the threshold. Each ROI is a suite2p-style stat dict (ypix, xpix, lam, med, radius,
-# npix, overlap); cell_labels and cell_centroids keep the older capabilities working.
+# npix, overlap); cell_labels and cell_centroids keep the older capabilities working. A ROI whose
+# own time course never rises 4.5 noise units above its median is dropped; bright compact blobs
+# of the mean image that no active ROI covers are added as silent cells ("silent": True).
 from scipy import ndimage
 from skimage.feature import blob_log
 
@@ -15,6 +17,8 @@ tau = float(params.get("tau") or 1.0)
 active_k = 3.0        # a bin is active when the smoothed, noise-scaled signal exceeds this
 score_threshold = 12.0  # stop when the best pixel's score (sum of squared excess) falls below
 max_bins = 600
+min_peak_snr = 4.5    # a kept ROI's own time course rises this far above its median (noise units)
+silent_contrast = 10.0  # a mean-image blob this far above its surround (noise units) is a silent cell
 movie = images_registered
 n_frames, height, width = movie.shape
 mean_image = np.zeros((height, width))
@@ -92,6 +96,8 @@ for _ in range(5000):
     # project this source out of the binned movie and rescore the neighbourhood
     unit = lam_map / (np.sqrt((lam_map ** 2).sum()) + 1e-12)
     amplitude = np.tensordot(patch, unit, axes=([1, 2], [0, 1]))
+    amp_noise = 1.4826 * np.median(np.abs(np.diff(amplitude))) / np.sqrt(2) + 1e-9
+    peak_snr = float((amplitude.max() - np.median(amplitude)) / amp_noise)
     binned[:, y0:y1, x0:x1] -= amplitude[:, None, None] * unit[None]
     m = half + int(np.ceil(3 * sig))
     e0, e1, f0, f1 = max(y - m, 0), min(y + m + 1, height), max(x - m, 0), min(x + m + 1, width)
@@ -104,9 +110,29 @@ for _ in range(5000):
     med = [float((ys * lam).sum() / lam.sum()), float((xs * lam).sum() / lam.sum())]
     if any(np.hypot(med[0] - s["med"][0], med[1] - s["med"][1]) < 0.3 * diameter for s in stat):
         continue  # the same cell found again (its residual): already counted
+    if peak_snr < min_peak_snr:
+        continue  # its own time course never rises clear of its noise: not kept (already projected out)
     stat.append({"ypix": ys.astype(np.int32), "xpix": xs.astype(np.int32), "lam": (lam / lam.sum()).astype(np.float32),
                  "med": [round(med[0], 2), round(med[1], 2)], "npix": int(len(ys)),
-                 "radius": float(np.sqrt(len(ys) / np.pi)), "score": round(seed_score, 2)})
+                 "radius": float(np.sqrt(len(ys) / np.pi)), "score": round(seed_score, 2), "peak_snr": round(peak_snr, 2)})
+
+# Silent cells: bright compact blobs of the mean image that no active ROI covers.
+flat_mean = ndimage.gaussian_filter(mean_image.astype(np.float64), sig) - ndimage.gaussian_filter(
+    mean_image.astype(np.float64), 2 * diameter)
+mean_noise = 1.4826 * np.median(np.abs(np.diff(flat_mean, axis=0))) / np.sqrt(2) + 1e-12
+peaks = ndimage.maximum_filter(flat_mean, size=max(3, int(diameter))) == flat_mean
+for y, x in zip(*np.nonzero(peaks & (flat_mean > silent_contrast * mean_noise))):
+    if any(np.hypot(y - s["med"][0], x - s["med"][1]) < 0.8 * diameter for s in stat):
+        continue
+    d = np.hypot(np.arange(height)[:, None] - y, np.arange(width)[None, :] - x)
+    ys, xs = np.nonzero((d <= diameter / 2) & (flat_mean > 0))
+    if len(ys) < min_area:
+        continue
+    lam = flat_mean[ys, xs]
+    stat.append({"ypix": ys.astype(np.int32), "xpix": xs.astype(np.int32), "lam": (lam / lam.sum()).astype(np.float32),
+                 "med": [round(float((ys * lam).sum() / lam.sum()), 2), round(float((xs * lam).sum() / lam.sum()), 2)],
+                 "npix": int(len(ys)), "radius": float(np.sqrt(len(ys) / np.pi)), "score": 0.0, "peak_snr": 0.0,
+                 "silent": True})
 
 owners = np.zeros((height, width), dtype=np.int32)
 for s in stat:

@@ -3,8 +3,10 @@
 # that start at inferred spikes, by pooling adjacent violators; a spike smaller than s_min is
 # merged away. Written in numpy here because stored capabilities may import only numpy, scipy
 # and skimage (the `oasis-deconv` package gives the same result; a test compares them).
-# tau comes from params["tau"] or is estimated from the traces' autocovariance. Events are
-# inferred spikes above `event_threshold` x the trace's noise (spikes 1 frame apart merge).
+# tau comes from params["tau"] or is fitted on clear isolated transients (1 s if there are too
+# few). Events are
+# inferred spikes above `event_threshold` x the trace's noise (spikes 1 frame apart merge); an
+# event's amplitude is the rise of ΔF/F across it.
 event_k = float(params.get("event_threshold") or 2.5)
 fs = float(params.get("fs") or 10.0)
 tau_given = params.get("tau")
@@ -32,17 +34,24 @@ def _offset(y, sigma):
 
 
 def _estimate_g(traces, noises):
-    # AR(1) coefficient from autocovariance at lags 1 and 2 (white noise only touches lag 0).
-    gs = []
-    for y, s in zip(traces, noises):
-        y = y - y.mean()
-        if y.size < 10 or np.std(y) < 2 * s:
-            continue  # too little signal to judge the decay
-        c1 = float(np.dot(y[1:], y[:-1]))
-        c2 = float(np.dot(y[2:], y[:-2]))
-        if c1 > 0 and c2 > 0:
-            gs.append(c2 / c1)
-    return float(np.clip(np.median(gs), 0.3, 0.995)) if gs else None
+    # Decay from clear, isolated transients: a first pass at tau = 1 s finds them, then the
+    # ΔF/F after each peak is fitted by a log-linear decay until it nears the noise.
+    g0 = float(np.exp(-1.0 / fs))
+    rates = []
+    for y, sigma in zip(traces, noises):
+        y = y - _offset(y, sigma)
+        _, s0 = _oasis(y, g0, 4.0 * sigma)
+        spikes = np.flatnonzero(s0 > 4.0 * sigma)
+        for k, f in enumerate(spikes):
+            stop = spikes[k + 1] if k + 1 < len(spikes) else y.size
+            peak = f + int(np.argmax(y[f:min(f + 3, stop)]))
+            tail = y[peak:stop]
+            keep = np.flatnonzero(tail < 3.0 * sigma)
+            tail = tail[: keep[0]] if keep.size else tail
+            if tail.size >= 3 and tail[0] > 8.0 * sigma:
+                slope = np.polyfit(np.arange(tail.size), np.log(tail), 1)[0]
+                rates.append(slope)
+    return float(np.clip(np.exp(np.median(rates)), 0.3, 0.995)) if len(rates) >= 3 else None
 
 
 def _oasis(y, g, smin):
@@ -89,10 +98,13 @@ for cell in range(n_rois):
     event_noise.append(round(sigma, 6))
     frames = np.flatnonzero(s > event_k * sigma)
     last = -10
+    raw = traces[cell]
     for f in frames:
-        if f - last <= 1 and events and events[-1]["cell"] == cell:
-            events[-1]["amplitude"] = round(events[-1]["amplitude"] + float(s[f]), 4)
-        else:
-            events.append({"cell": cell, "frame": int(f), "amplitude": round(float(s[f]), 4)})
+        if f - last > 1 or not events or events[-1]["cell"] != cell:
+            # amplitude: the rise of ΔF/F itself (peak just after minus level just before), so a
+            # decay time that is off does not bias it
+            before = raw[max(f - 3, 0):f]
+            rise = float(raw[f:f + 3].max() - (np.median(before) if before.size else raw[f]))
+            events.append({"cell": cell, "frame": int(f), "amplitude": round(max(rise, float(s[f])), 4)})
         last = f
 n_transients = len(events)

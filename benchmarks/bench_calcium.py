@@ -4,7 +4,7 @@
     .venv/bin/python benchmarks/bench_calcium.py --quick    # 2 seeds x 2 noise levels, 200x128x128
 
 Targets: cell F1 >= 0.90 (4 px, one-to-one), event F1 >= 0.85 (±2 frames, same cell), and the
-analysis chain (segment, traces, events) on 1,000 frames of 256x256 in <= 10 s with peak extra
+analysis chain (registration through classification) on 1,000 frames of 256x256 in <= 10 s with peak extra
 memory below 4x the movie's float32 size. The chain runs the shipped capability snippets in
 order in one namespace, in-process (the sandbox adds process start-up, not analysis time).
 """
@@ -14,31 +14,27 @@ from __future__ import annotations
 import argparse
 import time
 import tracemalloc
-from pathlib import Path
 from typing import Any
 
 import numpy as np
-import scipy
-import skimage
 
 from planexec.tools.calcium_demo import generate_demo
 from planexec.tools.calcium_metrics import event_f1, match_cells
+from planexec.tools.calcium_pipeline import CHAIN as FIELD_CHAIN
+from planexec.tools.calcium_pipeline import run_in
 
-LIBRARY = Path(__file__).resolve().parents[1] / "data" / "capabilities"
-CHAIN = ["mean_projection", "segment_blobs", "extract_traces", "baseline_running",
-         "compute_dff", "detect_events"]
+CHAIN = list(FIELD_CHAIN)
+FIRST_CHAIN = ["mean_projection", "segment_blobs", "extract_traces", "baseline_running",
+               "compute_dff", "detect_events"]
+"""The first release's chain (mean-image blobs, disk means, peak detection), kept for comparison."""
 
 
 def run_chain(images: np.ndarray, ids: list[str] = CHAIN) -> tuple[dict[str, Any], dict[str, float]]:
-    """Execute the snippets in order in one namespace; return it and each step's seconds."""
-    ns: dict[str, Any] = {"images": images, "np": np, "scipy": scipy, "skimage": skimage}
-    codes = {cid: compile((LIBRARY / f"{cid}.py").read_text(encoding="utf-8"), cid, "exec") for cid in ids}
-    times = {}
-    for cid in ids:
-        start = time.perf_counter()
-        exec(codes[cid], ns)  # noqa: S102 - the shipped, trusted library
-        times[cid] = time.perf_counter() - start
-    return ns, times
+    """Execute the snippets in order in one namespace; return it (cells only, when classified) and seconds."""
+    result = run_in({"images": images}, ids)
+    ns = dict(result.namespace)
+    ns["cell_centroids"], ns["events"] = result.cells(), result.cell_events()
+    return ns, result.seconds
 
 
 def accuracy(seeds: list[int], noises: list[float], frames: int, cells: int, size: int) -> bool:
@@ -68,9 +64,9 @@ def accuracy(seeds: list[int], noises: list[float], frames: int, cells: int, siz
 
 
 VARIANTS = {
-    "default (blobs, maximin)": CHAIN,
-    "watershed": [c if c != "segment_blobs" else "segment_watershed" for c in CHAIN],
-    "constant baseline": [c if c != "baseline_running" else "baseline_percentile" for c in CHAIN],
+    "field order (default)": CHAIN,
+    "first release (blobs)": FIRST_CHAIN,
+    "watershed": [c if c != "segment_blobs" else "segment_watershed" for c in FIRST_CHAIN],
 }
 
 

@@ -110,7 +110,8 @@ _VERBS = re.compile(
     r"^(?:please\s+)?(?:also\s+)?(?:analy[sz]e|load|read|open|compute|calculate|count|detect|"
     r"measure|plot|draw|show|give|tell|write|generate|create|make|find|estimate|segment|extract|"
     r"summari[sz]e|report|describe|identify|correlate|list|save|produce|run|get|how|what|subtract|correct|"
-    r"register|remove|fit|filter|smooth|denoise|normali[sz]e|convert|classify|deconvolve|compare)\b",
+    r"register|align|remove|fit|filter|smooth|denoise|normali[sz]e|convert|classify|deconvolve|infer|"
+    r"curate|separate|compare)\b",
     re.IGNORECASE,
 )
 

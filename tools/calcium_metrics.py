@@ -84,18 +84,42 @@ def event_f1(
     cells: CellMatch,
     n_detected_cells: int,
     tolerance: int = 2,
+    window: tuple[int, int] | None = None,
 ) -> Score:
     """Score events ({"cell", "frame", ...}, detected-cell indices) against true spike frames.
 
-    Events of unmatched detected cells count as false positives; spikes of unmatched true
-    cells as false negatives.
+    An event matches a spike within ±`tolerance` frames, or, with `window=(early, late)`,
+    from `early` frames before to `late` frames after it (the issue-13 scoring uses (2, 4):
+    a transient's peak follows its spike). Events of unmatched detected cells count as false
+    positives; spikes of unmatched true cells as false negatives.
     """
     events = list(events)
     detected = _event_frames(events, n_detected_cells)
+    early, late = window if window is not None else (tolerance, tolerance)
     tp = 0
     for t, d in cells.pairs:
         a = np.asarray(true_spikes[t], dtype=float)
         b = np.asarray(detected[d], dtype=float)
-        tp += len(_assign(np.abs(a[:, None] - b[None, :]), tolerance))
+        lag = b[None, :] - a[:, None]  # detected minus true
+        cost = np.where((lag >= -early) & (lag <= late), np.abs(lag), np.inf)
+        tp += len(_assign(cost, float(max(early, late))))
     n_true = sum(len(s) for s in true_spikes)
     return Score(tp=tp, fp=len(events) - tp, fn=n_true - tp)
+
+
+def to_reference(
+    true_centroids: Sequence[Sequence[float]] | np.ndarray,
+    true_shifts: np.ndarray,
+    reg_offsets: np.ndarray | None,
+) -> np.ndarray:
+    """True centroids moved into a registration's reference frame, so registered ROIs can be scored.
+
+    Content at true position c sits at c + true_shifts[t] in frame t, and at q + reg_offsets[t]
+    for reference position q, so q = c + median over t of (true_shifts - reg_offsets). Each
+    pipeline picks its own reference; scoring in it is fair to all of them.
+    """
+    truth = np.asarray(true_centroids, dtype=float).reshape(-1, 2)
+    if reg_offsets is None or len(reg_offsets) == 0:
+        return truth
+    delta = np.median(np.asarray(true_shifts, float) - np.asarray(reg_offsets, float), axis=0)
+    return truth + delta

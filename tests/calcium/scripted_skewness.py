@@ -30,9 +30,9 @@ def _cap(num: int, cap: str, deps: tuple[int, ...], outputs: list[str]) -> dict[
 PLAN = {
     "rationale": "reuse the stored chain up to dF/F, generate the skewness step",
     "steps": [
-        _cap(1, "mean_projection", (), ["mean_image"]),
-        _cap(2, "segment_blobs", (1,), ["cell_labels", "cell_centroids"]),
-        _cap(3, "extract_traces", (2,), ["roi_traces", "mean_trace"]),
+        _cap(1, "register_motion", (), ["images_registered", "reg_offsets", "bad_frames"]),
+        _cap(2, "segment_cells", (1,), ["stat", "cell_labels", "cell_centroids"]),
+        _cap(3, "extract_neuropil", (1, 2), ["roi_traces", "F", "Fneu"]),
         _cap(4, "baseline_running", (3,), ["baseline"]),
         _cap(5, "compute_dff", (3, 4), ["dff"]),
         {"step_num": 6, "goal": REQUEST, "primary_tools": ["python_coder"], "depends_on": [5],

@@ -30,9 +30,10 @@ def planner() -> HeuristicPlanner:
     return HeuristicPlanner(EmbeddingScorer(get_embedder("auto")))
 
 
-@pytest.fixture
-def capabilities() -> tuple[object, ...]:
-    store = capability_store(Config.from_env())
+@pytest.fixture(scope="module")
+def capabilities(tmp_path_factory: pytest.TempPathFactory) -> tuple[object, ...]:
+    """The seeded library, built once per module in its own folder (seeding costs seconds)."""
+    store = capability_store(Config.from_env(home=tmp_path_factory.mktemp("library")))
     try:
         return tuple(store.list())
     finally:
@@ -68,9 +69,12 @@ def test_counting_paraphrases_chain_back_to_images(request_text, planner, capabi
     plan = _plan_for(request_text, planner, capabilities)
     caps = _capabilities_in(plan)
     assert "count_cells" in caps
-    assert caps.index("segment_blobs") < caps.index("count_cells")
+    # registration, then activity-based segmentation (which keeps only ROIs whose own trace rises
+    # clear of noise, and adds silent cells the mean image shows), then the count
+    order = ["register_motion", "segment_cells", "count_cells"]
+    assert [c for c in caps if c in order] == order and len(caps) <= 5
     assert plan.steps[0].inputs == ("images",)
-    assert not {"detect_events", "compute_dff"} & set(caps), "counting needs no event detection"
+    assert not {"segment_blobs", "extract_traces", "detect_events"} & set(caps), "superseded paths stay out"
 
 
 @pytest.mark.parametrize(
@@ -82,9 +86,23 @@ def test_counting_paraphrases_chain_back_to_images(request_text, planner, capabi
 )
 def test_transient_requests_chain_through_dff(request_text, planner, capabilities) -> None:
     caps = _capabilities_in(_plan_for(request_text, planner, capabilities))
-    for needed in ("extract_traces", "compute_dff", "detect_events", "event_statistics"):
+    for needed in ("register_motion", "extract_neuropil", "compute_dff", "deconvolve_events", "event_statistics"):
         assert needed in caps
-    assert caps.index("compute_dff") < caps.index("detect_events") < caps.index("event_statistics")
+    assert caps.index("extract_neuropil") < caps.index("compute_dff") < caps.index("deconvolve_events") \
+        < caps.index("event_statistics")
+
+
+@pytest.mark.parametrize(
+    ("request_text", "needed"),
+    [
+        ("Correct motion and count the cells", "register_motion"),
+        ("Subtract neuropil from the traces", "extract_neuropil"),
+        ("Deconvolve the traces and infer spikes", "deconvolve_events"),
+        ("Which ROIs are cells?", "classify_cells"),
+    ],
+)
+def test_the_field_s_steps_can_be_asked_for_by_name(request_text, needed, planner, capabilities) -> None:
+    assert needed in _capabilities_in(_plan_for(request_text, planner, capabilities))
 
 
 @pytest.fixture(scope="module")
@@ -97,8 +115,9 @@ def count_run(tmp_path_factory: pytest.TempPathFactory) -> RunResult:
 def test_count_run_matches_ground_truth(count_run: RunResult) -> None:
     assert count_run.status == "succeeded", count_run.errors
     results = count_run.results
-    assert results["n_cells"] == len(results["cell_centroids"])
-    score = match_cells(TRUTH["cell_centroids"], results["cell_centroids"])
+    cells = results["cell_centroids"]
+    assert results["n_cells"] == len(cells) >= 1
+    score = match_cells(TRUTH["cell_centroids"], cells)
     assert score.f1 >= 0.9, score
     assert count_run.answer.startswith(f"{results['n_cells']} cells")
     assert all(a.tool == "run_capability" for s in count_run.steps for a in s.attempts)
@@ -113,7 +132,7 @@ def test_count_run_writes_reports_code_and_figures(count_run: RunResult) -> None
     assert any("plot_cells" in f.name for f in figures)
     assert all(f.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for f in figures)
     code = (out / "generated_code.py").read_text()
-    for cap in ("mean_projection", "segment_blobs", "count_cells"):
+    for cap in ("register_motion", "segment_cells", "count_cells"):
         assert f"capability {cap} v" in code
 
 
@@ -148,7 +167,7 @@ def test_cli_subprocess_counts_cells_as_json(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr[-2000:]
     data = json.loads(proc.stdout)
     assert data["status"] == "succeeded"
-    assert data["results"]["n_cells"] == len(data["results"]["cell_centroids"]) >= 1
+    assert 1 <= data["results"]["n_cells"] <= len(data["results"]["cell_centroids"])
 
 
 def test_cli_names_the_fix_for_missing_or_unreadable_images(tmp_path: Path) -> None:

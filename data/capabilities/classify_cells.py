@@ -1,0 +1,70 @@
+# Cell or not, per ROI, from features a person would look at: skewness of the corrected trace
+# (calcium transients make it positive; noise and neuropil do not), the detection score, the
+# event rate, the correlation with a ROI closer than 1.2 diameters (a second ROI on one cell,
+# left by imperfect registration, moves with it; touching cells fire independently),
+# compactness, and size against the expected cell area (diffuse neuropil patches are large).
+# The decision is a fixed logistic score, weights fitted by logistic regression on training
+# movies (calcium_synth seeds 1-2, every kind) and rounded; tested on other seeds:
+#   z = -3.5 + 5 skew + 2 log10(score / 60) + 1.75 min(events_per_min, 30) / 10
+#       - 6 neighbour_corr - 1 max(compactness - 1.3, 0) - 4 max(size_ratio - 2.5, 0)
+#       - 20 [a neighbour within 1.2 diameters correlates above 0.8 and scored higher]
+#       - 10 [no inferred event: the activity that found the ROI is indistinguishable from noise]
+# A silent cell is still a cell when the mean image shows it: an isolated ROI (no other ROI
+# within 1.2 diameters, so not a residual of a neighbour) whose lam-weighted brightness exceeds
+# its surround by >= 4 noise units (isolated false ROIs on training movies stay below 1.5) and
+# is compact gets z = max(z, 1 + 0.25 (contrast - 4)).
+# iscell[i] = [label, probability], probability = 1 / (1 + exp(-z)), label = probability >=
+# params["cell_threshold"] (0.5).
+from scipy import ndimage
+
+cell_threshold = float(params.get("cell_threshold") if params.get("cell_threshold") is not None else 0.5)
+n_rois = len(stat)
+n_frames = roi_traces.shape[1] if roi_traces.ndim == 2 else 0
+expected_area = np.pi * (float(diameter_px) / 2.0) ** 2
+frame_rate = float(params.get("fs") or 10.0)
+event_counts = np.bincount([e["cell"] for e in events], minlength=n_rois)[:n_rois] if n_rois else np.zeros(0)
+cell_features = []
+iscell = np.zeros((n_rois, 2), dtype=np.float32)
+picture = np.asarray(mean_image, dtype=np.float64)
+picture_noise = (1.4826 * np.median(np.abs(np.diff(picture - ndimage.gaussian_filter(picture, 10.0), axis=0)))
+                 / np.sqrt(2) + 1e-12) if picture.size else 1.0
+in_any_roi = np.zeros(picture.shape, dtype=bool)
+for s in stat:
+    in_any_roi[s["ypix"], s["xpix"]] = True
+grid_rows, grid_cols = np.mgrid[0:picture.shape[0], 0:picture.shape[1]]
+for i, s in enumerate(stat):
+    ys, xs = np.asarray(s["ypix"], dtype=float), np.asarray(s["xpix"], dtype=float)
+    r = np.hypot(ys - s["med"][0], xs - s["med"][1])
+    disk_mean_r = (2.0 / 3.0) * np.sqrt(len(ys) / np.pi)  # mean radius of a filled disk
+    compactness = float(r.mean() / max(disk_mean_r, 1e-9))
+    trace = roi_traces[i].astype(np.float64)
+    centred = trace - trace.mean()
+    sd = centred.std()
+    skew = float((centred ** 3).mean() / sd ** 3) if sd > 0 else 0.0
+    size_ratio = float(len(ys) / expected_area)
+    score = float(s.get("score", 60.0))
+    # a second ROI on the same cell (a residual after imperfect registration) moves with it
+    near = [j for j, o in enumerate(stat) if j != i and
+            np.hypot(o["med"][0] - s["med"][0], o["med"][1] - s["med"][1]) < 1.2 * float(diameter_px)]
+    corrs = [(float(np.nan_to_num(np.corrcoef(trace, roi_traces[j])[0, 1])), j) for j in near]
+    neighbour_corr = max((c for c, _ in corrs), default=0.0)
+    # above 0.8 the two are one cell: only the stronger (higher score; earlier on a tie) stays
+    weaker_twin = any(c > 0.8 and (stat[j].get("score", 0.0), -j) > (s.get("score", 0.0), -i) for c, j in corrs)
+    rate = float(event_counts[i]) / max(n_frames / frame_rate, 1e-9) * 60.0
+    z = (-3.5 + 5.0 * skew + 2.0 * np.log10(max(score, 1e-3) / 60.0) + 1.75 * min(rate, 30.0) / 10.0
+         - 6.0 * neighbour_corr - 1.0 * max(compactness - 1.3, 0.0) - 4.0 * max(size_ratio - 2.5, 0.0)
+         - 20.0 * weaker_twin - 10.0 * (event_counts[i] == 0))
+    inside = float(np.average(picture[s["ypix"], s["xpix"]], weights=np.asarray(s["lam"], dtype=float)))
+    to_centre = np.hypot(grid_rows - s["med"][0], grid_cols - s["med"][1])
+    surround = (to_centre >= np.sqrt(len(ys) / np.pi) + 1) & (to_centre < np.sqrt(len(ys) / np.pi) + 4) & ~in_any_roi
+    contrast = (inside - float(np.median(picture[surround]))) / picture_noise if surround.any() else 0.0
+    isolated = not any(np.hypot(o["med"][0] - s["med"][0], o["med"][1] - s["med"][1]) < 1.2 * float(diameter_px)
+                       for j, o in enumerate(stat) if j != i)
+    if isolated and contrast >= 4.0 and compactness <= 1.3:
+        z = max(z, 1.0 + 0.25 * (contrast - 4.0))
+    probability = float(1.0 / (1.0 + np.exp(-z)))
+    iscell[i] = (float(probability >= cell_threshold), probability)
+    cell_features.append({"roi": i, "size_ratio": round(size_ratio, 3), "compactness": round(compactness, 3),
+                          "skewness": round(skew, 3), "score": round(score, 2),
+                          "events_per_min": round(rate, 3), "neighbour_corr": round(neighbour_corr, 3),
+                          "contrast": round(float(contrast), 2), "probability": round(probability, 4)})

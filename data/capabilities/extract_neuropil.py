@@ -1,0 +1,70 @@
+# Fluorescence traces with neuropil subtraction. F: each ROI's lam-weighted mean over its own
+# pixels, leaving out pixels shared with another ROI (when any remain). Fneu: the mean of a
+# surround ring that starts 2 px outside the cell and grows until it holds enough pixels,
+# excluding every cell's pixels (and a 1 px margin around them). The corrected trace is
+# roi_traces = F - r * Fneu with r = params["neuropil_coefficient"] (0.7 by default), so
+# light from the neuropil around a cell does not become its events. Streamed in chunks of frames.
+from scipy import ndimage, sparse
+
+neuropil_coefficient = 0.7 if params.get("neuropil_coefficient") is None else float(params["neuropil_coefficient"])
+inner_gap = 2          # px between a cell's edge and its ring
+min_ring_pixels = 150  # the ring grows until it holds this many (or 6x the cell's pixels)
+movie = images_registered
+n_frames, height, width = movie.shape
+n_rois = len(stat)
+all_cells = np.zeros((height, width), dtype=bool)
+for s in stat:
+    all_cells[s["ypix"], s["xpix"]] = True
+forbidden = ndimage.binary_dilation(all_cells, iterations=1)
+rows, cols = np.mgrid[0:height, 0:width]
+cell_rows, cell_w, ring_rows, ring_w = [], [], [], []
+neuropil_masks = []
+for i, s in enumerate(stat):
+    own = ~np.asarray(s["overlap"], dtype=bool)
+    if not own.any():
+        own = np.ones(len(s["ypix"]), dtype=bool)
+    idx = s["ypix"][own].astype(np.int64) * width + s["xpix"][own]
+    lam = np.asarray(s["lam"], dtype=np.float64)[own]
+    cell_rows.append(np.full(idx.size, i))
+    cell_w.append((idx, lam / lam.sum()))
+    inner = np.sqrt(s["npix"] / np.pi) + inner_gap
+    need = max(min_ring_pixels, 6 * s["npix"])
+    outer = inner + 3
+    while True:  # grow the ring inside a window around the cell (whole-frame distances cost too much)
+        half = int(np.ceil(outer)) + 1
+        cy, cx = int(round(s["med"][0])), int(round(s["med"][1]))
+        y0, y1, x0, x1 = max(cy - half, 0), min(cy + half + 1, height), max(cx - half, 0), min(cx + half + 1, width)
+        dist = np.hypot(rows[y0:y1, x0:x1] - s["med"][0], cols[y0:y1, x0:x1] - s["med"][1])
+        ring = (dist >= inner) & (dist < outer) & ~forbidden[y0:y1, x0:x1]
+        if ring.sum() >= need or outer >= max(height, width):
+            break
+        outer += 2
+    ry, rx = np.nonzero(ring)
+    ridx = (ry + y0).astype(np.int64) * width + (rx + x0)
+    neuropil_masks.append(ridx.astype(np.int32))
+    ring_rows.append(np.full(ridx.size, i))
+    ring_w.append((ridx, np.full(ridx.size, 1.0 / max(ridx.size, 1))))
+
+
+def _matrix(row_parts, parts):
+    if not row_parts:
+        return sparse.csr_matrix((0, height * width))
+    r = np.concatenate(row_parts)
+    c = np.concatenate([p[0] for p in parts])
+    v = np.concatenate([p[1] for p in parts])
+    return sparse.csr_matrix((v, (r, c)), shape=(n_rois, height * width))
+
+
+cell_matrix = _matrix(cell_rows, cell_w)
+ring_matrix = _matrix(ring_rows, ring_w)
+F = np.zeros((n_rois, n_frames), dtype=np.float32)
+Fneu = np.zeros((n_rois, n_frames), dtype=np.float32)
+for start in range(0, n_frames, 256):
+    block = np.asarray(movie[start:start + 256], dtype=np.float32).reshape(-1, height * width)
+    F[:, start:start + len(block)] = (cell_matrix @ block.T).astype(np.float32)
+    Fneu[:, start:start + len(block)] = (ring_matrix @ block.T).astype(np.float32)
+roi_traces = (F - neuropil_coefficient * Fneu).astype(np.float32)
+if n_rois:
+    mean_trace = F.mean(axis=0)
+else:
+    mean_trace = np.array([float(np.asarray(movie[t]).mean()) for t in range(n_frames)], dtype=np.float32)

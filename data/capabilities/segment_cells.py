@@ -1,0 +1,147 @@
+# Cell detection from activity, one cell at a time, so touching cells come apart: bin the
+# registered movie in time, remove slow trends and smooth backgrounds (neuropil), scale every
+# pixel by its noise, smooth at the cell scale, and score each pixel by its strong excursions.
+# The best pixel seeds a cell: its active bins give a weighted footprint (lam), the footprint's
+# time course is projected out of the movie, and the scores nearby are recomputed; a touching
+# neighbour fires at other times, so it stays and is found next. Stops when no pixel scores
+# above the threshold. Each ROI is a suite2p-style stat dict (ypix, xpix, lam, med, radius,
+# npix, overlap); cell_labels and cell_centroids keep the older capabilities working. A ROI whose
+# own time course never rises 4.5 noise units above its median is dropped; bright compact blobs
+# of the mean image that no active ROI covers are added as silent cells ("silent": True).
+from scipy import ndimage
+from skimage.feature import blob_log
+
+diameter = params.get("diameter")
+fs = float(params.get("fs") or 10.0)
+tau = float(params.get("tau") or 1.0)
+active_k = 3.0        # a bin is active when the smoothed, noise-scaled signal exceeds this
+score_threshold = 12.0  # stop when the best pixel's score (sum of squared excess) falls below
+max_bins = 600
+min_peak_snr = 4.5    # a kept ROI's own time course rises this far above its median (noise units)
+silent_contrast = 10.0  # a mean-image blob this far above its surround (noise units) is a silent cell
+movie = images_registered
+n_frames, height, width = movie.shape
+mean_image = np.zeros((height, width))
+for start in range(0, n_frames, 256):
+    mean_image += np.asarray(movie[start:start + 256], dtype=np.float64).sum(axis=0)
+mean_image = (mean_image / max(n_frames, 1)).astype(np.float32)
+
+if diameter is None:
+    # The typical blob scale of the background-subtracted mean image.
+    flat = mean_image - ndimage.gaussian_filter(mean_image, 10.0)
+    noise_img = 1.4826 * np.median(np.abs(flat - np.median(flat))) + 1e-12
+    blobs = blob_log(np.clip(flat / noise_img, 0, None), min_sigma=1.0, max_sigma=10.0, num_sigma=19, threshold=1.0)
+    diameter = float(np.clip(2 * np.sqrt(2) * np.median(blobs[:, 2]), 4.0, 60.0)) if len(blobs) else 8.0
+diameter = float(diameter)
+diameter_px = diameter
+
+bin_size = max(1, int(round(fs * tau / 3)), int(np.ceil(n_frames / max_bins)))
+n_bins = max(n_frames // bin_size, 1)
+binned = np.zeros((n_bins, height, width), dtype=np.float32)
+for b0 in range(0, n_bins, 64):
+    b1 = min(b0 + 64, n_bins)
+    block = np.asarray(movie[b0 * bin_size:b1 * bin_size], dtype=np.float32)
+    binned[b0:b1] = block[: (b1 - b0) * bin_size].reshape(b1 - b0, bin_size, height, width).mean(axis=1)
+# slow trends (bleaching) out in time, smooth backgrounds (neuropil) out in space
+binned -= ndimage.gaussian_filter1d(binned, max(3.0, 10.0 * fs / bin_size), axis=0, mode="nearest")
+binned -= ndimage.gaussian_filter(binned, (0, diameter, diameter), mode="nearest")
+step_noise = 1.4826 * np.median(np.abs(np.diff(binned, axis=0)), axis=0) / np.sqrt(2) if n_bins > 2 else np.ones((height, width))
+binned /= np.maximum(step_noise, 1e-9)[None]
+sig = max(diameter / 5.0, 0.7)
+
+
+def _smooth(block):
+    s = ndimage.gaussian_filter(block, (0, sig, sig), mode="nearest")
+    return s
+
+
+smooth = _smooth(binned)
+smooth_noise = np.maximum(1.4826 * np.median(np.abs(np.diff(smooth, axis=0)), axis=0) / np.sqrt(2), 1e-9)
+smooth /= smooth_noise[None]
+score = (np.clip(smooth - active_k, 0, None) ** 2).sum(axis=0)
+
+half = int(np.ceil(diameter))
+yy, xx = np.mgrid[-half:half + 1, -half:half + 1]
+min_area = max(4, int(0.35 * np.pi * (diameter / 2) ** 2))  # smaller: a fragment (noise, a residual)
+max_area = int(3.0 * np.pi * (diameter / 2) ** 2)
+stat = []
+for _ in range(5000):
+    peak = int(np.argmax(score))
+    y, x = divmod(peak, width)
+    seed_score = float(score[y, x])
+    if seed_score < score_threshold:
+        break
+    y0, y1, x0, x1 = max(y - half, 0), min(y + half + 1, height), max(x - half, 0), min(x + half + 1, width)
+    patch = binned[:, y0:y1, x0:x1]
+    course = smooth[:, y, x]
+    lam_map = None
+    for _refine in range(3):
+        active = course > max(active_k, 0.3 * course.max())
+        if not active.any():
+            break
+        w = course[active]
+        lam_map = np.tensordot(w, patch[active], axes=(0, 0)) / w.sum()
+        keep = lam_map > 0.25 * lam_map.max()
+        labels, _n = ndimage.label(keep)
+        centre_label = labels[y - y0, x - x0]
+        if centre_label == 0:
+            lam_map = None
+            break
+        lam_map = np.where(labels == centre_label, lam_map, 0.0)
+        course = np.tensordot(patch, lam_map, axes=([1, 2], [0, 1])) / (np.sqrt((lam_map ** 2).sum()) + 1e-12)
+        course = course / (1.4826 * np.median(np.abs(np.diff(course))) / np.sqrt(2) + 1e-9)
+    if lam_map is None or not (min_area <= np.count_nonzero(lam_map) <= max_area):
+        score[max(y - 1, 0):y + 2, max(x - 1, 0):x + 2] = 0.0  # not a cell-shaped source: skip its seed
+        continue
+    # project this source out of the binned movie and rescore the neighbourhood
+    unit = lam_map / (np.sqrt((lam_map ** 2).sum()) + 1e-12)
+    amplitude = np.tensordot(patch, unit, axes=([1, 2], [0, 1]))
+    amp_noise = 1.4826 * np.median(np.abs(np.diff(amplitude))) / np.sqrt(2) + 1e-9
+    peak_snr = float((amplitude.max() - np.median(amplitude)) / amp_noise)
+    binned[:, y0:y1, x0:x1] -= amplitude[:, None, None] * unit[None]
+    m = half + int(np.ceil(3 * sig))
+    e0, e1, f0, f1 = max(y - m, 0), min(y + m + 1, height), max(x - m, 0), min(x + m + 1, width)
+    local = _smooth(binned[:, e0:e1, f0:f1]) / smooth_noise[None, e0:e1, f0:f1]
+    smooth[:, e0:e1, f0:f1] = local
+    score[e0:e1, f0:f1] = (np.clip(local - active_k, 0, None) ** 2).sum(axis=0)
+    ys, xs = np.nonzero(lam_map)
+    lam = lam_map[ys, xs].astype(np.float64)
+    ys, xs = ys + y0, xs + x0
+    med = [float((ys * lam).sum() / lam.sum()), float((xs * lam).sum() / lam.sum())]
+    if any(np.hypot(med[0] - s["med"][0], med[1] - s["med"][1]) < 0.3 * diameter for s in stat):
+        continue  # the same cell found again (its residual): already counted
+    if peak_snr < min_peak_snr:
+        continue  # its own time course never rises clear of its noise: not kept (already projected out)
+    stat.append({"ypix": ys.astype(np.int32), "xpix": xs.astype(np.int32), "lam": (lam / lam.sum()).astype(np.float32),
+                 "med": [round(med[0], 2), round(med[1], 2)], "npix": int(len(ys)),
+                 "radius": float(np.sqrt(len(ys) / np.pi)), "score": round(seed_score, 2), "peak_snr": round(peak_snr, 2)})
+
+# Silent cells: bright compact blobs of the mean image that no active ROI covers.
+flat_mean = ndimage.gaussian_filter(mean_image.astype(np.float64), sig) - ndimage.gaussian_filter(
+    mean_image.astype(np.float64), 2 * diameter)
+mean_noise = 1.4826 * np.median(np.abs(np.diff(flat_mean, axis=0))) / np.sqrt(2) + 1e-12
+peaks = ndimage.maximum_filter(flat_mean, size=max(3, int(diameter))) == flat_mean
+for y, x in zip(*np.nonzero(peaks & (flat_mean > silent_contrast * mean_noise))):
+    if any(np.hypot(y - s["med"][0], x - s["med"][1]) < 0.8 * diameter for s in stat):
+        continue
+    d = np.hypot(np.arange(height)[:, None] - y, np.arange(width)[None, :] - x)
+    ys, xs = np.nonzero((d <= diameter / 2) & (flat_mean > 0))
+    if len(ys) < min_area:
+        continue
+    lam = flat_mean[ys, xs]
+    stat.append({"ypix": ys.astype(np.int32), "xpix": xs.astype(np.int32), "lam": (lam / lam.sum()).astype(np.float32),
+                 "med": [round(float((ys * lam).sum() / lam.sum()), 2), round(float((xs * lam).sum() / lam.sum()), 2)],
+                 "npix": int(len(ys)), "radius": float(np.sqrt(len(ys) / np.pi)), "score": 0.0, "peak_snr": 0.0,
+                 "silent": True})
+
+owners = np.zeros((height, width), dtype=np.int32)
+for s in stat:
+    owners[s["ypix"], s["xpix"]] += 1
+cell_labels = np.zeros((height, width), dtype=np.int32)
+best_lam = np.zeros((height, width), dtype=np.float32)
+for i, s in enumerate(stat, start=1):
+    s["overlap"] = owners[s["ypix"], s["xpix"]] > 1
+    better = s["lam"] > best_lam[s["ypix"], s["xpix"]]
+    cell_labels[s["ypix"][better], s["xpix"][better]] = i
+    best_lam[s["ypix"][better], s["xpix"][better]] = s["lam"][better]
+cell_centroids = [list(s["med"]) for s in stat]

@@ -1,0 +1,69 @@
+"""classify_cells: the documented decision on hand-made ROIs, and the threshold parameter."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from planexec.tools.calcium_pipeline import run_in
+
+
+def _roi(cy: float, cx: float, radius: float, score: float) -> dict:
+    rows, cols = np.mgrid[0:64, 0:64]
+    ys, xs = np.nonzero(np.hypot(rows - cy, cols - cx) <= radius)
+    return {"ypix": ys, "xpix": xs, "lam": np.full(ys.size, 1 / ys.size), "med": [cy, cx], "npix": int(ys.size),
+            "radius": radius, "overlap": np.zeros(ys.size, bool), "score": score}
+
+
+@pytest.fixture(scope="module")
+def rois() -> dict:
+    rng = np.random.default_rng(0)
+    frames = 600
+    transients = np.zeros(frames)
+    for t in rng.choice(frames - 20, 12, replace=False):
+        transients[t:t + 20] += np.exp(-np.arange(20) / 7.0)
+    active = 1.0 + transients + rng.normal(0, 0.05, frames)
+    flat = 1.0 + rng.normal(0, 0.05, frames)
+    stat = [_roi(15, 15, 4, 400.0), _roi(45, 45, 4, 15.0), _roi(15, 45, 4, 400.0), _roi(15, 50.5, 4, 300.0)]
+    traces = np.stack([active, flat, active, active * 1.02]).astype(np.float32)  # ROI 3 copies ROI 2
+    events = [{"cell": c, "frame": int(t), "amplitude": 1.0} for c in (0, 2, 3) for t in range(0, 600, 50)]
+    return {"stat": stat, "roi_traces": traces, "events": events, "diameter_px": 8.0,
+            "mean_image": np.zeros((64, 64), np.float32)}
+
+
+def test_an_active_compact_roi_is_a_cell_and_a_flat_one_is_not(rois: dict) -> None:
+    r = run_in(rois, ["classify_cells"], {"fs": 15.0})
+    iscell, features = r["iscell"], r["cell_features"]
+    assert iscell.shape == (4, 2)
+    assert iscell[0, 0] == 1 and iscell[0, 1] > 0.9
+    assert iscell[1, 0] == 0 and iscell[1, 1] < 0.1
+    assert features[0]["skewness"] > 1 and abs(features[1]["skewness"]) < 0.5
+
+
+def test_a_second_roi_moving_with_its_neighbour_is_not_a_second_cell(rois: dict) -> None:
+    r = run_in(rois, ["classify_cells"], {"fs": 15.0})
+    assert r["cell_features"][3]["neighbour_corr"] > 0.99
+    assert r["iscell"][3, 1] < r["iscell"][0, 1]
+    assert r["iscell"][2, 0] == 0 or r["iscell"][3, 0] == 0
+
+
+def test_the_threshold_parameter_moves_the_label_not_the_probability(rois: dict) -> None:
+    strict = run_in(rois, ["classify_cells"], {"fs": 15.0, "cell_threshold": 0.9999999})
+    loose = run_in(rois, ["classify_cells"], {"fs": 15.0, "cell_threshold": 0.0})
+    assert np.array_equal(strict["iscell"][:, 1], loose["iscell"][:, 1])
+    assert loose["iscell"][:, 0].sum() == 4 and strict["iscell"][:, 0].sum() < 4
+
+
+def test_a_silent_cell_the_mean_image_shows_is_a_cell_unless_it_leans_on_a_neighbour() -> None:
+    rng = np.random.default_rng(1)
+    picture = rng.normal(0.1, 0.002, (64, 64)).astype(np.float32)
+    rows, cols = np.mgrid[0:64, 0:64]
+    for cy, cx in ((15, 15), (45, 45), (45, 50.5)):
+        picture[np.hypot(rows - cy, cols - cx) <= 4] += 0.05  # three visible somata
+    flat = (1.0 + rng.normal(0, 0.05, (3, 300))).astype(np.float32)  # none of them fires
+    stat = [_roi(15, 15, 4, 20.0), _roi(45, 45, 4, 20.0), _roi(45, 50.5, 4, 20.0)]
+    r = run_in({"stat": stat, "roi_traces": flat, "events": [], "diameter_px": 8.0, "mean_image": picture},
+               ["classify_cells"], {"fs": 15.0})
+    assert r["cell_features"][0]["contrast"] > 4
+    assert r["iscell"][0, 0] == 1  # isolated and visible
+    assert r["iscell"][1, 0] == 0 and r["iscell"][2, 0] == 0  # too close to another ROI to tell from a residual

@@ -1,0 +1,68 @@
+"""register_motion: planted shifts are recovered, still movies are left alone, bad frames flagged."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import ndimage
+
+from planexec.tools.calcium_pipeline import run_chain
+from planexec.tools.calcium_synth import SynthParams, generate_synth
+
+REG = ["register_motion"]
+
+
+@pytest.fixture(scope="module")
+def still() -> np.ndarray:
+    return generate_synth(SynthParams(frames=12, size=64, cells=10, noise=0.02, neuropil=0.1), seed=1)[0]
+
+
+@settings(max_examples=6, deadline=None)
+@given(dy=st.floats(-5, 5), dx=st.floats(-5, 5))
+def test_a_known_subpixel_shift_is_recovered(still: np.ndarray, dy: float, dx: float) -> None:
+    movie = still.copy()
+    for t in range(7, 12):
+        movie[t] = ndimage.shift(still[t], (dy, dx), order=3, mode="nearest")
+    r = run_chain(movie, ids=REG)
+    off = r["reg_offsets"]
+    assert off[7:].mean(axis=0) - off[:7].mean(axis=0) == pytest.approx([dy, dx], abs=0.2)
+    size = np.hypot(dy, dx)
+    if size > 1.3 or size < 0.5:
+        assert r["motion_detected"] == (size > 1.3)
+
+
+def test_drifting_movie_offsets_track_the_planted_motion_and_the_result_is_still() -> None:
+    movie, truth = generate_synth(SynthParams(frames=150, size=64, cells=10, drift=4.0, jitter=0.7,
+                                              noise=0.04, neuropil=0.1), seed=7)
+    r = run_chain(movie, {"fs": 15.0}, ids=REG)
+    err = (r["reg_offsets"] - r["reg_offsets"].mean(0)) - (truth.shifts - truth.shifts.mean(0))
+    assert np.sqrt((err ** 2).mean()) < 0.3 and r["motion_detected"] and r["registered"].startswith("rigid")
+    # after registration a second pass finds (almost) nothing left to correct
+    again = run_chain(r["images_registered"], {"fs": 15.0}, ids=REG)
+    assert np.abs(again["reg_offsets"]).max() < 1.0
+
+
+def test_a_still_movie_is_not_moved_unless_asked() -> None:
+    movie, _ = generate_synth(SynthParams(frames=80, size=64, cells=8, noise=0.1), seed=3)
+    r = run_chain(movie, ids=REG)
+    assert not r["motion_detected"] and r["registered"] == "none" and r["images_registered"] is movie
+    off = run_chain(movie, {"register": False}, ids=REG)
+    assert off["registered"] == "none" and not off["reg_offsets"].any()
+    forced = run_chain(movie, {"register": True, "nonrigid": False}, ids=REG)
+    assert forced["registered"] == "rigid" and forced["images_registered"] is not movie
+
+
+def test_non_rigid_motion_gets_the_piecewise_pass() -> None:
+    movie, _ = generate_synth(SynthParams(frames=120, size=96, cells=16, drift=2.0, nonrigid=2.5,
+                                          noise=0.04, neuropil=0.1), seed=4)
+    r = run_chain(movie, {"fs": 15.0}, ids=REG)
+    assert "piecewise-rigid" in r["registered"] and r["nonrigid_residual"] > 0.55
+
+
+def test_a_corrupted_frame_is_flagged_bad() -> None:
+    movie, _ = generate_synth(SynthParams(frames=60, size=64, cells=10, noise=0.03), seed=5)
+    movie[17] = np.random.default_rng(0).random(movie.shape[1:]).astype(np.float32)
+    r = run_chain(movie, ids=REG)
+    assert r["bad_frames"][17] and r["n_bad_frames"] <= 2

@@ -111,26 +111,26 @@ def _movie(tmp_path: Path, movie: np.ndarray) -> Path:
     return path
 
 
-@pytest.mark.xfail(reason="issue 14 (movie axis order, branch of the issue-14 engineer): H×W×T is read as T×H×W",
-                   strict=False)
+@pytest.mark.xfail(reason="the time axis is chosen right and logged as a warning, but the answer does not state it yet",
+                   strict=True)
 def test_a_movie_stored_h_w_t_is_detected(orch: Orchestrator, tmp_path: Path) -> None:
     movie, _ = generate_demo(frames=128, cells=6, size=48, seed=1)
     result = orch.run("count the cells", images=_movie(tmp_path, np.moveaxis(movie, 0, -1)))
     assert result.results.get("n_cells") == 6 and "axis" in result.answer.lower()
 
 
-@pytest.mark.xfail(reason="issue 14 (degenerate movies): a 1-frame or all-zero movie must end with a clear message",
-                   strict=False)
 @pytest.mark.parametrize("shape", [(1, 32, 32), (40, 32, 32)])
 def test_a_degenerate_movie_ends_with_a_clear_message(orch: Orchestrator, tmp_path: Path,
                                                       shape: tuple[int, ...]) -> None:
-    result = orch.run("Detect calcium transients and measure their amplitude",
-                      images=_movie(tmp_path, np.zeros(shape, np.float32)))
-    assert result.status != "succeeded" and "mean amplitude = 0" not in result.answer
+    with pytest.raises(InputError, match="frame|value") as raised:
+        orch.run("Detect calcium transients and measure their amplitude",
+                 images=_movie(tmp_path, np.zeros(shape, np.float32)))
+    assert "mean amplitude" not in str(raised.value)
 
 
-@pytest.mark.xfail(reason="issue 13 (calcium capabilities): an amplitude with no events is n/a, not 0", strict=False)
+@pytest.mark.xfail(reason="a silent demo movie still yields one false transient, so the n/a path is not reached "
+                          "here (it is unit-tested on event_statistics)", strict=False)
 def test_an_amplitude_with_no_events_is_na(orch: Orchestrator, tmp_path: Path) -> None:
-    movie, _ = generate_demo(frames=60, cells=4, size=32, seed=2, rate_hz=0.0)
+    movie, _ = generate_demo(frames=60, cells=4, size=48, seed=2, rate_hz=0.0)
     result = orch.run("What is the mean amplitude of the transients?", images=_movie(tmp_path, movie))
     assert "n/a" in result.answer and result.results.get("mean_amplitude") is None

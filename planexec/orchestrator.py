@@ -31,6 +31,7 @@ from planexec.executor import CircuitBreaker, GuidedExecutor, ToolApproval
 from planexec.inputs import HeuristicInputGenerator, LLMInputGenerator
 from planexec.learning import tool_learner
 from planexec.llm.base import LLM
+from planexec.llm.bounded import BoundedLLM
 from planexec.models import Plan, PlanStep, RunResult, StepResult
 from planexec.persist import persist_capabilities
 from planexec.planner_heuristic import HeuristicPlanner
@@ -66,12 +67,13 @@ class Components:
             planner: Planner = HeuristicPlanner(_LazyScorer(config))
             return cls(planner, HeuristicInputGenerator(), StepVerifier(), default_evaluators(), TemplateSynthesizer())
         offline = HeuristicPlanner(_LazyScorer(config), coder_fallback=True)
+        bounded = llm if isinstance(llm, BoundedLLM) else BoundedLLM(llm, config)
         return cls(
-            ReuseFirstPlanner(LLMPlanner(llm), offline),
-            LLMInputGenerator(llm),
-            StepVerifier(llm, config.verify_with_llm),
+            ReuseFirstPlanner(LLMPlanner(bounded.for_purpose("plan")), offline),
+            LLMInputGenerator(bounded.for_purpose("arguments")),
+            StepVerifier(bounded.for_purpose("verification"), config.verify_with_llm),
             default_evaluators(),
-            LLMSynthesizer(llm),
+            LLMSynthesizer(bounded.for_purpose("answer")),
         )
 
 
@@ -87,8 +89,10 @@ class Orchestrator:
     ) -> None:
         self.config = config or Config.from_env()
         self.llm = llm
+        self.bounded = BoundedLLM(llm, self.config) if llm is not None else None
+        """The client as every part of a run uses it: bounded by the run's deadline and budget."""
         self.tools = tools if tools is not None else default_registry()
-        self.parts = components or Components.for_llm(llm, self.config)
+        self.parts = components or Components.for_llm(self.bounded, self.config)
         self.context = ContextBuilder()
 
     @classmethod
@@ -154,7 +158,10 @@ class Orchestrator:
         paths, img = check_inputs(files, images)
         bus = EventBus([on_event] if on_event else [])
         out = output_dir or (new_run_dir(self.config.output_root) if self.config.write_outputs else None)
-        run = RunState(request.strip(), self.config, self.tools, bus, self.llm, paths, img, out)
+        if self.bounded is not None:
+            self.bounded.start_run()
+        code_llm = self.bounded.for_purpose("code") if self.bounded is not None else None
+        run = RunState(request.strip(), self.config, self.tools, bus, code_llm, paths, img, out)
         if self.llm is not None:
             run.usage_start = self.llm.usage.copy()
         if out is not None:

@@ -30,7 +30,9 @@ class Action:
     examples: tuple[str, ...] = ()
     default: bool = False
     title: str = ""
-    """A short human name, used as the goal of steps the planner adds by chaining."""
+    """A short human name: the title of every step that runs this action."""
+    tags: tuple[str, ...] = ()
+    """Keywords of a capability; the coverage decision reads their method and statistic names."""
 
     @property
     def texts(self) -> tuple[str, ...]:
@@ -67,6 +69,7 @@ def actions_from(tools: ToolRegistry, capabilities: Iterable[Any] = ()) -> list[
                     examples=tuple(getattr(cap, "examples", ()) or ()),
                     default=bool((getattr(cap, "metadata", None) or {}).get("default")),
                     title=str(getattr(cap, "name", "") or cap.id),
+                    tags=tuple(getattr(cap, "tags", ()) or ()),
                 )
             )
     return out
@@ -91,23 +94,32 @@ def reachable(actions: Sequence[Action], roots: set[str]) -> list[Action]:
 
 
 _CLAUSE_SPLIT = re.compile(
-    r"\s*(?:;|\bthen\b|\band then\b|\.\s+|,\s*and\s+|,\s+|\s+and\s+(?=[a-z]+\b))\s*",
+    r"\s*(;|\bthen\b|\band then\b|\.\s+|\?\s+|,\s*and\s+|,\s+|\s+and\s+(?=[a-z]+\b))\s*",
     re.IGNORECASE,
 )
+_HARD = re.compile(r"^(?:;|then|and then|[.?])$", re.IGNORECASE)
 _VERBS = re.compile(
     r"^(?:please\s+)?(?:also\s+)?(?:analy[sz]e|load|read|open|compute|calculate|count|detect|"
     r"measure|plot|draw|show|give|tell|write|generate|create|make|find|estimate|segment|extract|"
-    r"summari[sz]e|report|describe|identify|correlate|list|save|produce|run|get|how|what)\b",
+    r"summari[sz]e|report|describe|identify|correlate|list|save|produce|run|get|how|what|subtract|correct|"
+    r"register|remove|fit|filter|smooth|denoise|normali[sz]e|convert|classify|deconvolve|compare)\b",
     re.IGNORECASE,
 )
 
 
 def split_clauses(request: str) -> list[str]:
-    """Split a request into clauses at separators; an 'and' splits only before a new verb."""
-    parts = [p.strip(" ,.;") for p in _CLAUSE_SPLIT.split(request.strip()) if p and p.strip(" ,.;")]
+    """Split a request into clauses: always at ';', 'then' and sentence ends; at 'and' or a comma only before a verb."""
+    pieces = _CLAUSE_SPLIT.split(request.strip())
     clauses: list[str] = []
-    for part in parts:
-        if clauses and not _VERBS.match(part):
+    hard = True
+    for i, piece in enumerate(pieces):
+        if i % 2:  # a separator
+            hard = bool(_HARD.match(piece.strip()))
+            continue
+        part = piece.strip(" ,.;")
+        if not part:
+            continue
+        if clauses and not hard and not _VERBS.match(part):
             clauses[-1] = f"{clauses[-1]} and {part}"
         else:
             clauses.append(part)

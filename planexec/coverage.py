@@ -1,0 +1,234 @@
+"""Coverage: which clause of a request the library serves, with what, and why the rest is not.
+
+A clause is served only through an action (tool or capability) whose decision is positive:
+the semantic score against the action's phrasings, minus penalties for specifics the action
+never names, with a veto when a method, statistic, task or output kind conflicts
+(`planexec.knowledge.reuse`). The nearest neighbour alone never serves a clause. A clause with
+no word of the domain at all ("bake a cake", "capital of France") is out of scope: refused,
+not mapped. A clause that only names the input ("load the images") is served by the input.
+
+The offline planner refuses a request with any uncovered or out-of-scope clause before a step
+runs; an LLM-backed planner sends only the uncovered clauses to the model.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from planexec.actions import Action, split_clauses
+from planexec.datafiles import shipped
+from planexec.knowledge.reuse import ReusePolicy, compare_terms, extract_terms
+from planexec.similarity import Scorer, tokens
+
+INPUT = "input"
+"""`served_by` of a clause that only names the given input (load/open/analyse the images)."""
+
+# Each scorer's threshold of the combined score, fitted by k-fold on the labelled pairs
+# (benchmarks/bench_reuse_decision.py prints the held-out figures).
+THRESHOLDS: dict[str, float] = {"embedding": 0.55, "keyword": 0.3}
+
+_DOMAIN = frozenset(tokens(
+    "cell neuron roi trace fluorescence calcium image images movie frame frames stack pixel tiff "
+    "segment segmentation motion registration register neuropil spike transient event baseline dff "
+    "deconvolution curve ensemble depth boxplot outlier band median mean std deviation variance "
+    "statistic table csv column row data dataset file revenue unit units sales percentile quantile "
+    "correlation synchrony amplitude rate frequency kinetics decay rise histogram heatmap figure plot "
+    "projection denoise filter smooth noise snr skewness kurtosis signal recording experiment "
+    "uncertainty report area size shape centroid intensity activity active count number dimension "
+    "regression fit trend peak time series sample samples measurement"
+))
+_GENERIC = frozenset(tokens(
+    "compute calculate make get give show tell find run estimate measure write generate create "
+    "produce describe list use using want need like would could should can will just quick please "
+    "result results value values thing things something"
+))
+_INPUT_ONLY = re.compile(
+    r"^(?:please\s+)?(?:load|read|open|take|use|analy[sz]e|process|look at|import|here (?:are|is))\s+"
+    r"(?:the\s+|these\s+|this\s+|my\s+|our\s+|a\s+|an\s+)?(?:\w+\s+){0,2}"
+    r"(?:images?|frames?|movie|stack|recording|data(?:set)?|files?|tiff?s?|table|csv)\b[^,;]*$",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One action considered for a clause: its scores and the decision with its reason."""
+
+    name: str
+    tool: str
+    score: float
+    semantic: float
+    accepted: bool
+    reason: str
+
+
+@dataclass(frozen=True)
+class ClauseCoverage:
+    """The decision for one clause: what serves it (None if nothing), the best candidates and why."""
+
+    clause: str
+    served_by: str | None
+    score: float
+    candidates: tuple[Candidate, ...]
+    reason: str
+    out_of_scope: bool = False
+
+    @property
+    def covered(self) -> bool:
+        return self.served_by is not None
+
+    def explain(self, limit: int = 3) -> str:
+        """One paragraph: the clause, and each close candidate with why it was rejected."""
+        if self.out_of_scope:
+            return f'"{self.clause}": out of scope ({self.reason})'
+        rejected = [c for c in self.candidates if not c.accepted][:limit]
+        near = "; ".join(f"{c.name} ({c.reason})" for c in rejected) or "no candidate"
+        return f'"{self.clause}": not covered; closest: {near}'
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """Per-clause decisions for a request."""
+
+    request: str
+    clauses: tuple[ClauseCoverage, ...]
+
+    @property
+    def covered(self) -> tuple[ClauseCoverage, ...]:
+        return tuple(c for c in self.clauses if c.covered)
+
+    @property
+    def uncovered(self) -> tuple[ClauseCoverage, ...]:
+        """In-scope clauses nothing serves (with an LLM these go to the model)."""
+        return tuple(c for c in self.clauses if not c.covered and not c.out_of_scope)
+
+    @property
+    def out_of_scope(self) -> tuple[ClauseCoverage, ...]:
+        return tuple(c for c in self.clauses if c.out_of_scope)
+
+    @property
+    def complete(self) -> bool:
+        """Every clause is served (by an action or by the input)."""
+        return all(c.covered for c in self.clauses)
+
+    def message(self) -> str:
+        """What is not served and what to do about it, one clause per line."""
+        lines = [c.explain() for c in (*self.out_of_scope, *self.uncovered)]
+        if not lines:
+            return "every clause of the request is covered"
+        fix = ("planexec analyses calcium-imaging movies, curve ensembles and tables; this request is outside that"
+               if self.out_of_scope and not self.uncovered else
+               "use an LLM backend (--llm openai|anthropic) to generate code for it, or add a capability "
+               "that does it (planexec capabilities add)")
+        return "\n".join([*lines, f"Nothing was run. {fix}."])
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "request": self.request,
+            "clauses": [
+                {"clause": c.clause, "served_by": c.served_by, "score": round(c.score, 3), "reason": c.reason,
+                 "out_of_scope": c.out_of_scope,
+                 "candidates": [{"name": k.name, "score": round(k.score, 3), "accepted": k.accepted,
+                                 "reason": k.reason} for k in c.candidates]}
+                for c in self.clauses
+            ],
+        }
+
+
+@lru_cache(maxsize=1)
+def tool_phrasings() -> dict[str, tuple[str, ...]]:
+    """Extra phrasings of the built-in tools (shipped data), matched like capability examples."""
+    data = json.loads(shipped("calibration", "tool_phrasings.json").read_text(encoding="utf-8"))
+    return {k: tuple(v) for k, v in data["tools"].items()}
+
+
+def phrasings(action: Action) -> tuple[str, ...]:
+    """The texts a clause is scored against: the action's own, plus shipped phrasings of a tool."""
+    extra = tool_phrasings().get(action.name, ()) if action.type != "capability" else ()
+    return (*action.texts, *extra)
+
+
+def _produces_figure_only(action: Action) -> bool:
+    return bool(action.outputs) and all(o.startswith("fig") for o in action.outputs)
+
+
+def _makes_figure(action: Action) -> bool:
+    return action.type == "vis" or any(o.startswith("fig") for o in action.outputs)
+
+
+@dataclass(frozen=True)
+class Judge:
+    """The coverage decision of one clause against one action (the same rule for tools and capabilities)."""
+
+    scorer: Scorer
+    policy: ReusePolicy
+
+    @classmethod
+    def for_scorer(cls, scorer: Scorer, threshold: float | None = None) -> Judge:
+        t = threshold if threshold is not None else THRESHOLDS.get(scorer.name, scorer.threshold)
+        return cls(scorer, ReusePolicy(threshold=t))
+
+    def candidates(self, clause: str, actions: Sequence[Action]) -> list[Candidate]:
+        """Every action scored and decided for `clause`, accepted first, then by score."""
+        flat = [(a, t) for a in actions for t in phrasings(a)]
+        sims = self.scorer.scores(clause, [t for _, t in flat]) if flat else []
+        best: dict[str, float] = {}
+        for (a, _), s in zip(flat, sims, strict=True):
+            best[a.name] = max(best.get(a.name, -1.0), float(s))
+        asked = extract_terms(clause)
+        out = [self._decide(asked, a, best.get(a.name, 0.0)) for a in actions]
+        out.sort(key=lambda c: (c.accepted, c.score), reverse=True)
+        return out
+
+    def _decide(self, asked: object, action: Action, semantic: float) -> Candidate:
+        text = " ".join([action.name.replace("_", " "), action.title, *phrasings(action), *action.tags])
+        terms = compare_terms(asked, extract_terms(text))  # type: ignore[arg-type]
+        wants_plot = "plot" in asked.groups.get("action", frozenset())  # type: ignore[attr-defined]
+        ok, score, reason = self.policy.decide(semantic, terms, None)
+        if ok and _produces_figure_only(action) and not wants_plot:
+            ok, reason = False, "only draws a figure; the clause asks for a result"
+        elif ok and wants_plot and not _makes_figure(action):
+            ok, reason = False, "makes no figure; the clause asks for one"
+        return Candidate(action.name, action.tool, score, semantic, ok, reason)
+
+
+def in_domain(clause: str, actions: Iterable[Action]) -> bool:
+    """Whether the clause names anything of the domain (a word of the actions' texts or the field's vocabulary)."""
+    words = set(tokens(clause)) - _GENERIC
+    vocab = set(_DOMAIN)
+    for a in actions:
+        for t in (*phrasings(a), a.title, *a.tags):
+            vocab.update(tokens(t))
+    return bool(words & (vocab - _GENERIC))
+
+
+def assess_clause(clause: str, actions: Sequence[Action], judge: Judge, has_input: bool = False,
+                  keep: int = 3) -> ClauseCoverage:
+    """The decision for one clause: served by the best accepted action, by the input, or by nothing."""
+    if not in_domain(clause, actions):
+        return ClauseCoverage(clause, None, 0.0, (), "no analysis this library does is named", out_of_scope=True)
+    cands = judge.candidates(clause, actions)
+    top = tuple(cands[:keep]) if cands and cands[0].accepted else tuple(
+        sorted(cands, key=lambda c: c.semantic, reverse=True)[:keep])
+    if cands and cands[0].accepted:
+        best = cands[0]
+        return ClauseCoverage(clause, best.name, best.score, top, best.reason)
+    if has_input and _INPUT_ONLY.match(clause.strip()):
+        return ClauseCoverage(clause, INPUT, 1.0, top, "names the given input; nothing to compute")
+    score = max((c.score for c in cands), default=0.0)
+    return ClauseCoverage(clause, None, score, top, "no tool or capability passes the coverage decision")
+
+
+def assess(request: str, actions: Sequence[Action], scorer: Scorer, *, has_input: bool = False,
+           threshold: float | None = None) -> Coverage:
+    """Coverage of every clause of `request` by `actions` (tools and capabilities as planner actions)."""
+    judge = Judge.for_scorer(scorer, threshold)
+    clauses = split_clauses(request)
+    return Coverage(request, tuple(assess_clause(c, actions, judge, has_input) for c in clauses))
+
+
+__all__ = ["INPUT", "Candidate", "ClauseCoverage", "Coverage", "Judge", "assess", "assess_clause", "in_domain"]

@@ -1,0 +1,88 @@
+"""The coverage decision per clause: served, uncovered (with candidates and reasons) or out of scope."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from planexec.actions import Action, split_clauses
+from planexec.coverage import INPUT, Coverage, Judge, assess, in_domain
+from planexec.similarity import KeywordScorer
+
+ACTIONS = [
+    Action("count_cells", "run_capability", "capability", "Count the detected cells.", ("cell_centroids",),
+           ("n_cells",), examples=("how many neurons are there", "number of cells in the image"),
+           title="Count cells", tags=("count", "cells")),
+    Action("baseline_running", "run_capability", "capability",
+           "Estimate each cell's baseline F0 with a sliding minimum of the smoothed trace.", ("roi_traces",),
+           ("baseline",), examples=("estimate the baseline fluorescence of each trace",), title="Running baseline"),
+    Action("plot_cells", "run_capability", "capability", "Draw the segmented cells outlined on the mean image.",
+           ("cell_labels",), ("fig_cells",), examples=("show the detected cells", "how many cells are outlined"),
+           title="Figure: cells"),
+    Action("segment_otsu", "run_capability", "capability", "Segment cells with an Otsu threshold of the image.",
+           ("images",), ("cell_labels", "cell_centroids"), examples=("find the cells in the images",),
+           title="Segment cells (Otsu)"),
+]
+
+
+def cover(request: str, has_input: bool = True) -> Coverage:
+    return assess(request, ACTIONS, KeywordScorer(), has_input=has_input)
+
+
+def test_out_of_scope_requests_are_refused_not_mapped() -> None:
+    for request in ("Bake me a chocolate cake", "What is the capital of France?"):
+        cov = cover(request)
+        assert not cov.complete
+        assert cov.out_of_scope == cov.clauses
+        assert cov.clauses[0].served_by is None and cov.uncovered == ()
+        assert "out of scope" in cov.message() and "Nothing was run" in cov.message()
+
+
+def test_a_conflicting_measure_is_not_served_by_the_nearest_action() -> None:
+    cov = cover("Compute the skewness of each cell trace")
+    (clause,) = cov.uncovered
+    assert clause.served_by is None
+    assert clause.candidates, "the closest candidates are named"
+    assert any("skewness" in c.reason for c in clause.candidates)
+    assert "LLM backend" in cov.message() and "skewness" in cov.message()
+
+
+def test_a_covered_clause_names_what_serves_it() -> None:
+    cov = cover("count the cells")
+    assert cov.complete and cov.covered[0].served_by == "count_cells"
+    assert cov.covered[0].candidates[0].accepted
+
+
+def test_a_figure_does_not_serve_a_clause_that_asks_for_a_number() -> None:
+    judge = Judge.for_scorer(KeywordScorer())
+    cands = {c.name: c for c in judge.candidates("how many cells are outlined", ACTIONS)}
+    assert not cands["plot_cells"].accepted and "figure" in cands["plot_cells"].reason
+
+
+def test_a_clause_that_only_names_the_input_is_served_by_it() -> None:
+    cov = cover("Load the images, then count the cells")
+    assert [c.served_by for c in cov.clauses] == [INPUT, "count_cells"]
+    assert not cover("Load the images", has_input=False).complete
+
+
+def test_mixed_requests_name_every_unserved_clause() -> None:
+    cov = cover("count the cells, then compute the kurtosis of each trace; bake a cake")
+    assert [c.served_by for c in cov.covered] == ["count_cells"]
+    assert len(cov.uncovered) + len(cov.out_of_scope) == 2
+    data = cov.to_dict()
+    assert [c["clause"] for c in data["clauses"]] == [c.clause for c in cov.clauses]
+
+
+def test_domain_words_come_from_the_actions_and_the_field() -> None:
+    assert in_domain("segment the neurons", ACTIONS)
+    assert not in_domain("write me a poem about autumn", ACTIONS)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(min_size=1, max_size=80).filter(lambda s: s.strip()))
+def test_every_clause_is_decided_exactly_once(request: str) -> None:
+    cov = cover(request)
+    assert [c.clause for c in cov.clauses] == split_clauses(request)
+    parts = len(cov.covered) + len(cov.uncovered) + len(cov.out_of_scope)
+    assert parts == len(cov.clauses)
+    assert cov.complete == (not cov.uncovered and not cov.out_of_scope)

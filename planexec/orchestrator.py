@@ -34,9 +34,9 @@ from planexec.llm.base import LLM
 from planexec.llm.bounded import BoundedLLM
 from planexec.models import Plan, PlanStep, RunResult, StepResult
 from planexec.persist import persist_capabilities
+from planexec.planner_additive import AdditivePlanner
 from planexec.planner_heuristic import HeuristicPlanner
 from planexec.planner_llm import LLMPlanner
-from planexec.planner_reuse import ReuseFirstPlanner
 from planexec.protocols import InputGenerator, Planner, Synthesizer, Verifier
 from planexec.react import ReactLoop
 from planexec.replan import maybe_replan
@@ -44,7 +44,7 @@ from planexec.report import RunLog, new_run_dir, write_reports
 from planexec.scheduler import Scheduler
 from planexec.similarity import default_scorer
 from planexec.state import RunState
-from planexec.synthesis import LLMSynthesizer, TemplateSynthesizer
+from planexec.synthesis import LLMSynthesizer, TemplateSynthesizer, not_done
 from planexec.tools import ToolRegistry, default_registry
 from planexec.verifier import StepVerifier
 
@@ -69,7 +69,7 @@ class Components:
         offline = HeuristicPlanner(_LazyScorer(config), coder_fallback=True)
         bounded = llm if isinstance(llm, BoundedLLM) else BoundedLLM(llm, config)
         return cls(
-            ReuseFirstPlanner(LLMPlanner(bounded.for_purpose("plan")), offline),
+            AdditivePlanner(LLMPlanner(bounded.for_purpose("plan"), offline.scorer), offline),
             LLMInputGenerator(bounded.for_purpose("arguments")),
             StepVerifier(bounded.for_purpose("verification"), config.verify_with_llm),
             default_evaluators(),
@@ -206,17 +206,19 @@ class Orchestrator:
         started = time.perf_counter()
         # A run that needed no model call keeps needing none: its answer is templated.
         needed_llm = run.llm is not None and run.llm.usage.calls > run.usage_start.calls
-        synthesizer = self.parts.synthesizer if needed_llm or run.llm is None else TemplateSynthesizer()
+        status = _status(run, steps)  # a run that did not succeed gets the templated account of what happened
+        synthesizer = self.parts.synthesizer if (needed_llm or run.llm is None) and status == "succeeded" else TemplateSynthesizer()
         try:
             answer = synthesizer.synthesize(run.request, steps, run.results)
         except PlanexecError as exc:
             run.errors.append(f"synthesis failed, templated answer given instead: {exc}")
             answer = TemplateSynthesizer().synthesize(run.request, steps, run.results)
+        answer += not_done(run.plan, run.errors) if status != "succeeded" else ""
         run.timings["synthesis"] = time.perf_counter() - started
         run.timings["total"] = run.elapsed()
         persist_capabilities(run, steps)
         result = RunResult(
-            request=run.request, plan=run.plan, steps=steps, answer=answer, status=_status(run, steps),
+            request=run.request, plan=run.plan, steps=steps, answer=answer, status=status,
             results=run.results, usage=run.llm.usage.minus(run.usage_start) if run.llm else run.usage_start,
             errors=run.errors + ([run.aborted] if run.aborted else []), artifacts=run.artifacts,
             output_dir=str(run.output_dir) if run.output_dir else None, timings=run.timings,
@@ -248,6 +250,8 @@ def _status(run: RunState, steps: list[StepResult]) -> str:
     if not steps or not any(s.ok for s in steps):
         return "failed"
     replaced = {r.get("failed_step") for r in run.replans if r.get("new_steps")}  # recovered by a replan
+    if run.plan and run.plan.unplanned:  # a part of the request no step served
+        return "partial"
     if all(s.ok or s.step.step_num in replaced for s in steps) and run.plan and len(steps) >= len(run.plan.steps):
         return "succeeded"
     return "partial"

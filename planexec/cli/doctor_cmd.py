@@ -53,13 +53,26 @@ def _writable(path: Path) -> bool:
 
 @click.command()
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.option("--llm", type=click.Choice(["openai"]), default=None, help="Also check an LLM server of this kind.")
+@click.option("--base-url", default=None, help="The server to check (OpenAI-compatible), e.g. http://127.0.0.1:8011/v1.")
+@click.option("--model", default=None, help="The model expected on the server (default: the first it lists).")
 @verbose_option
 @handle_errors
-def doctor(as_json: bool, verbose: bool) -> None:
+def doctor(as_json: bool, llm: str | None, base_url: str | None, model: str | None, verbose: bool) -> None:
     """Report the sandbox's confinement layers, libraries, API keys and paths on this machine."""
     report = facts()
+    server = None
+    if llm is not None:  # the LLM server check lives in its own module
+        from planexec.cli import doctor_llm
+
+        if not base_url:
+            raise click.UsageError("--llm openai needs --base-url URL of the server to check")
+        server = doctor_llm.check_server(base_url, model)
+        report["llm_server"] = server.to_dict()
     if as_json:
         click.echo(json.dumps(report, indent=2))
+        if server is not None and server.problems:
+            raise SystemExit(6)
         return
     out = console()
     out.print(f"[bold]planexec doctor[/bold]  Python {report['python']} on {report['platform']}")
@@ -78,6 +91,12 @@ def doctor(as_json: bool, verbose: bool) -> None:
         out.print(f"  {key:<18} {'set' if present else 'not set'}")
     home = report["home"]
     out.print(f"\n[bold]Home[/bold] {home['path']} ({'writable' if home['writable'] else 'NOT writable'})")
+    if server is not None:
+        from planexec.cli import doctor_llm
+
+        doctor_llm.render(server, out)
+        if server.problems:
+            raise SystemExit(6)
 
 
 COMMANDS = [doctor]

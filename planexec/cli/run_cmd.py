@@ -87,13 +87,16 @@ def _exit_code(result: RunResult) -> int:
 @click.option("--approve", is_flag=True, help="Show the plan and ask before running it.")
 @click.option("--json", "as_json", is_flag=True, help="Print only the RunResult JSON on stdout.")
 @click.option("--output", type=click.Path(file_okay=False), default=None, help="Folder for run outputs (default: outputs/).")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Deadline of the whole run in seconds, model calls and retries included (default 600).")
 @verbose_option
 @handle_errors
 def run(request: str, files: tuple[str, ...], images: str | None, llm: str | None, model: str | None,
         base_url: str | None, plan_file: str | None, approve: bool, as_json: bool, output: str | None,
-        verbose: bool) -> None:
+        timeout: float | None, verbose: bool) -> None:
     """Plan REQUEST, run each step with fallback tools and verification, and answer."""
-    config = Config.from_env(llm=llm, model=model, base_url=base_url, output_root=Path(output) if output else None)
+    config = Config.from_env(llm=llm, model=model, base_url=base_url, output_root=Path(output) if output else None,
+                             timeout=timeout)
     plan = None
     if plan_file:
         try:

@@ -1,0 +1,42 @@
+"""File paths written in a request: relative, absolute, `~`, and quoted (with spaces).
+
+Only the text is parsed here; callers decide whether a path names an input (it exists, or
+matches a file given with --file).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+_QUOTED = re.compile(r"""(?:"([^"\n]+)"|'([^'\n]+)'|`([^`\n]+)`|“([^”\n]+)”)""")
+_BARE = re.compile(
+    r"(?<![\w/~.])(?:~/|/|\./|\.\./)?(?:[\w.+~-]+/)*[\w+-][\w.+-]*\.(?=[A-Za-z0-9]{0,4}[A-Za-z])[A-Za-z0-9]{1,5}\b"
+)
+
+
+def _looks_like_path(text: str) -> bool:
+    return bool(text) and ("/" in text or text.startswith("~") or bool(re.search(r"\.[A-Za-z0-9]{1,5}$", text)))
+
+
+def paths_in(text: str) -> list[str]:
+    """Every path-like span of `text`, quoted ones first, in order, without duplicates."""
+    found: list[str] = []
+    rest = text
+    for m in _QUOTED.finditer(text):
+        inner = next(g for g in m.groups() if g is not None).strip()
+        if _looks_like_path(inner):
+            found.append(inner)
+            rest = rest.replace(m.group(0), " ")
+    found += [m.group(0).rstrip(".") for m in _BARE.finditer(rest)]
+    return list(dict.fromkeys(found))
+
+
+def existing_paths_in(text: str) -> list[Path]:
+    """The paths written in `text` that exist on disk, with `~` expanded."""
+    out = []
+    for raw in paths_in(text):
+        p = Path(raw).expanduser()
+        if p.exists():
+            out.append(p)
+    return out

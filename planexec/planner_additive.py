@@ -34,7 +34,8 @@ class AdditivePlanner:
         return assess(ctx.request, actions, self.offline.scorer, has_input=bool(ctx.files or ctx.images is not None))
 
     def plan(self, ctx: PlanningContext) -> Plan:
-        if ctx.failure:  # a replan: the model may propose a substitute, validated like any plan
+        offline_actions = reachable(actions_from(ctx.tools, ctx.capabilities), _roots(ctx))
+        if ctx.failure or not offline_actions:  # a replan, or only code tools: nothing offline to keep
             return self.llm_planner.plan(ctx)
         cov = self.coverage(ctx)
         if cov.complete or cov.out_of_scope or not cov.uncovered:

@@ -174,6 +174,8 @@ class Orchestrator:
     def _plan(self, run: RunState, given: Plan | None) -> Plan:
         ctx = run.planning_context()
         plan = given if given is not None else self.parts.planner.plan(ctx)
+        if self.bounded is not None and given is None and plan.planner == HeuristicPlanner.name:
+            self.bounded.budget.close("the library covers every clause, so the run is exactly the offline one")
         plan.validate(run.tools.names(), ctx.available(), ctx.variable_tools())
         run.bus.emit(PlanCreated(plan.to_dict(), plan.planner or ("caller" if given else "")))
         return plan

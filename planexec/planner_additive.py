@@ -18,6 +18,7 @@ from planexec.models import Plan, PlanStep
 from planexec.planner_heuristic import HeuristicPlanner, _roots
 from planexec.planner_llm import LLMPlanner
 from planexec.protocols import PlanningContext
+from planexec.request_paths import existing_paths_in, without_paths
 
 
 class AdditivePlanner:
@@ -31,7 +32,8 @@ class AdditivePlanner:
 
     def coverage(self, ctx: PlanningContext) -> Coverage:
         actions = reachable(actions_from(ctx.tools, ctx.capabilities), _roots(ctx))
-        return assess(ctx.request, actions, self.offline.scorer, has_input=bool(ctx.files or ctx.images is not None))
+        has_input = bool(ctx.files or ctx.images is not None or existing_paths_in(ctx.request))
+        return assess(without_paths(ctx.request), actions, self.offline.scorer, has_input=has_input)
 
     def plan(self, ctx: PlanningContext) -> Plan:
         offline_actions = reachable(actions_from(ctx.tools, ctx.capabilities), _roots(ctx))

@@ -40,3 +40,14 @@ def existing_paths_in(text: str) -> list[Path]:
         if p.exists():
             out.append(p)
     return out
+
+
+def without_paths(text: str) -> str:
+    """`text` with each existing path written in it (quoted or not) replaced by "the file"."""
+    out = text
+    for raw in sorted(paths_in(text), key=len, reverse=True):
+        if Path(raw).expanduser().exists():
+            for quote in ('"', "'", "`"):
+                out = out.replace(f"{quote}{raw}{quote}", "the file")
+            out = out.replace(raw, "the file")
+    return out

@@ -52,8 +52,17 @@ class RunBudget:
         """Seconds left before the deadline (negative once it passed)."""
         return self.deadline - time.monotonic()
 
+    closed: str = ""
+    """Why this run may make no model call at all (e.g. the library covers every clause)."""
+
+    def close(self, reason: str) -> None:
+        """Refuse every further model call of this run, saying why."""
+        self.closed = reason
+
     def check(self, where: str) -> None:
         """Raise BudgetExhausted naming the spent budget and `where` the run was."""
+        if self.closed:
+            raise BudgetExhausted(f"no model call for {where}: {self.closed}", "closed")
         if self.remaining() <= 0:
             raise BudgetExhausted(
                 f"the run's deadline ({self.timeout:g} s) passed during {where}; "

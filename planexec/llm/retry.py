@@ -210,7 +210,8 @@ def call_with_retries(
                     raise BudgetExhausted(f"{spent}; last error from {errors.provider} at {errors.base_url} "
                                           f"after {attempts} attempt(s): {errors.translate(last, attempts)}",
                                           spent.which) from last
-                raise
+                raise BudgetExhausted(f"{spent} (before asking {errors.provider} at {errors.base_url})",
+                                      spent.which) from None
         attempts += 1
         try:
             return fn()

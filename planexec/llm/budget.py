@@ -37,6 +37,8 @@ class RunBudget:
     """The run's whole allowance in seconds, for messages."""
     calls: int = 0
     tokens: int = 0
+    closed: str = ""
+    """Why this run may make no model call at all (e.g. the library covers every clause)."""
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     @classmethod
@@ -51,9 +53,6 @@ class RunBudget:
     def remaining(self) -> float:
         """Seconds left before the deadline (negative once it passed)."""
         return self.deadline - time.monotonic()
-
-    closed: str = ""
-    """Why this run may make no model call at all (e.g. the library covers every clause)."""
 
     def close(self, reason: str) -> None:
         """Refuse every further model call of this run, saying why."""

@@ -35,20 +35,6 @@ def config(tmp_path: Path, base_url: str | None, timeout: float) -> Config:
                            max_tokens_plan=256)  # an abandoned plan reply must not keep the shared server busy long
 
 
-def test_every_request_right_offline_is_right_with_the_model(local_server: LocalServer, tmp_path: Path) -> None:
-    for case in cases(tmp_path):
-        offline = Orchestrator.from_config(config(tmp_path, None, 120)).run(case.request)
-        started = time.monotonic()
-        online = Orchestrator.from_config(config(tmp_path, local_server.base_url, 60)).run(case.request)
-        took = time.monotonic() - started
-        before, after = judge(offline, case.check), judge(online, case.check)
-        assert took < 60 + SLACK, f"{case.name}: ran {took:.0f} s past a 60 s deadline"
-        assert after != "wrong" or before == "wrong", f"{case.name}: the model made a run wrong: {online.answer}"
-        if before == "right":
-            assert after == "right", f"{case.name}: right offline, {online.status} with the model: {online.errors}"
-            assert online.usage.calls == 0, f"{case.name}: a covered request asked the model"
-
-
 def _bounded(url: str, timeout: float) -> BoundedLLM:
     client = OpenAIChat(MODEL_ALIAS, None, url, timeout=timeout, retry=RetryPolicy(max_retries=3, base=0.2, cap=1.0))
     bounded = BoundedLLM(client, Config(timeout=timeout, llm_timeout=timeout))
@@ -84,6 +70,21 @@ def test_a_persistent_fault_ends_by_the_deadline_with_one_line_naming_the_server
     message = str(caught.value)
     assert took < deadline + SLACK, f"{fault}: took {took:.1f} s"
     assert "\n" not in message and proxy.base_url in message, message
+
+
+# After the fault tests: a covered request makes no call, but a cut-off one may leave the server busy.
+def test_every_request_right_offline_is_right_with_the_model(local_server: LocalServer, tmp_path: Path) -> None:
+    for case in cases(tmp_path):
+        offline = Orchestrator.from_config(config(tmp_path, None, 120)).run(case.request)
+        started = time.monotonic()
+        online = Orchestrator.from_config(config(tmp_path, local_server.base_url, 60)).run(case.request)
+        took = time.monotonic() - started
+        before, after = judge(offline, case.check), judge(online, case.check)
+        assert took < 60 + SLACK, f"{case.name}: ran {took:.0f} s past a 60 s deadline"
+        assert after != "wrong" or before == "wrong", f"{case.name}: the model made a run wrong: {online.answer}"
+        if before == "right":
+            assert after == "right", f"{case.name}: right offline, {online.status} with the model: {online.errors}"
+            assert online.usage.calls == 0, f"{case.name}: a covered request asked the model"
 
 
 # Last in the module: a run cut at its deadline leaves the server finishing the abandoned reply.

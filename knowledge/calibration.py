@@ -88,6 +88,8 @@ class CalibrationReport:
     def lines(self) -> list[str]:
         return [
             f"pairs: {self.n_pairs} ({self.n_positive} reuse, {self.n_hard_negative} hard negatives)",
+            "note: measured on the pairs the rules and threshold were fitted to (training figures); "
+            "held-out figures: benchmarks/bench_reuse_decision.py",
             f"reuse decision (threshold {self.threshold:.2f} + term agreement): "
             f"precision {self.precision:.3f}, recall {self.recall:.3f}",
             f"cosine only, best threshold {self.cosine_threshold:.3f}: "
@@ -137,3 +139,119 @@ def calibrate(store: CapabilityStore, pairs: Sequence[Pair], min_precision: floa
         scores.append(-1.0 if vetoed else m.score)
     t = best_threshold(scores, [p.reuse for p in pairs], min_precision)
     return dataclasses.replace(base, threshold=round(t - 1e-3, 3))
+
+
+# ---- the coverage decision (clause vs tool or capability), k-fold by action ---------------------
+
+
+@dataclass(frozen=True)
+class CoveragePair:
+    """A request clause, the action (tool or capability id) it is judged against, and whether it serves it."""
+
+    query: str
+    action: str
+    serves: bool
+    kind: str = ""
+    set: str = "a"
+    """a: used while the rules were changed; b: written after the last change, evaluated once."""
+
+
+def load_coverage_pairs(path: Path | str | None = None) -> list[CoveragePair]:
+    """The labelled coverage pairs (data/calibration/coverage_pairs.json by default)."""
+    data = json.loads(Path(path or shipped("calibration", "coverage_pairs.json")).read_text(encoding="utf-8"))
+    return [CoveragePair(p["query"], p["action"], bool(p["serves"]), p.get("kind", ""), p.get("set", "a"))
+            for p in data["pairs"]]
+
+
+@dataclass(frozen=True)
+class FoldResult:
+    """One held-out fold: its actions, the thresholds fitted on the other folds, and the figures on this one."""
+
+    actions: tuple[str, ...]
+    n_pairs: int
+    threshold: float
+    precision: float
+    recall: float
+    cosine_threshold: float
+    cosine_precision: float
+    cosine_recall: float
+    penalty: float = 0.1
+    """The penalty per unnamed specific chosen on the training folds."""
+
+
+@dataclass(frozen=True)
+class KFoldReport:
+    """Held-out precision/recall of the coverage decision and of plain cosine, per fold and pooled."""
+
+    folds: tuple[FoldResult, ...]
+    precision: float
+    recall: float
+    cosine_precision: float
+    cosine_recall: float
+    cosine_best_threshold: float
+    cosine_best_precision: float
+    cosine_best_recall: float
+    errors: tuple[str, ...] = ()
+
+
+def kfold_coverage(pairs: Sequence[CoveragePair], actions: Sequence[Any], scorer: Any, k: int = 5,
+                   min_precision: float = 0.95, test: Sequence[CoveragePair] | None = None,
+                   penalties: Sequence[float] = (0.1,)) -> KFoldReport:
+    """Fit the decision's threshold on k-1 folds of actions, measure on the held-out fold, k times.
+
+    No phrasing of a held-out action is seen in fitting: folds split the actions, and every pair of
+    an action lands in that action's fold. Plain cosine gets the same treatment (its threshold
+    fitted on the other folds), plus its best threshold on all pairs as an optimistic reference.
+    With `test`, thresholds are fitted on `pairs` of the other folds and measured on `test`'s pairs
+    of the held-out fold. With several `penalties` (per specific the action never names), each
+    fold also picks the penalty that gives the best recall at `min_precision` on its training folds.
+    """
+    from planexec.coverage import Judge
+
+    by_name = {a.name: a for a in actions}
+
+    def score(items: Sequence[CoveragePair], penalty: float) -> list[tuple[CoveragePair, float, float, str]]:
+        # every pair scored (threshold -10); the fitted threshold is applied below
+        judge = Judge(scorer, ReusePolicy(threshold=-10.0, unspecified_penalty=penalty))
+        out = []
+        for p in items:
+            cand = judge.candidates(p.query, [by_name[p.action]])[0]
+            out.append((p, -10.0 if not cand.accepted else cand.score, cand.semantic, cand.reason))
+        return out
+
+    by_penalty = {x: (score(pairs, x), score(test, x) if test is not None else None) for x in penalties}
+    scored = by_penalty[penalties[0]][0]
+    tested = by_penalty[penalties[0]][1] or scored
+    names = sorted({p.action for p in pairs})
+    folds = [names[i::k] for i in range(k)]
+    results: list[FoldResult] = []
+    decided: list[tuple[bool, bool, bool]] = []  # (label, decision, cosine decision)
+    errors: list[str] = []
+    for held in folds:
+        fits = []
+        for x, (sc, te) in by_penalty.items():
+            tr = [s for s in sc if s[0].action not in held]
+            t_x = best_threshold([s[1] for s in tr], [s[0].serves for s in tr], min_precision)
+            p_x, r_x = precision_recall([s[1] >= t_x for s in tr], [s[0].serves for s in tr])
+            fits.append(((r_x if p_x >= min_precision else -1.0, p_x, -x), x, t_x, te or sc))
+        _, penalty, t, chosen = max(fits, key=lambda f: f[0])
+        train = [s for s in scored if s[0].action not in held]
+        fold = [s for s in chosen if s[0].action in held]
+        cos_fold = [s for s in tested if s[0].action in held]
+        tc = best_threshold([s[2] for s in train], [s[0].serves for s in train], min_precision)
+        dec = [s[1] >= t for s in fold]
+        cos = [s[2] >= tc for s in cos_fold]
+        labels = [s[0].serves for s in fold]
+        p, r = precision_recall(dec, labels)
+        cp, cr = precision_recall(cos, labels)
+        results.append(FoldResult(tuple(held), len(fold), t, p, r, tc, cp, cr, penalty))
+        decided += list(zip(labels, dec, cos, strict=True))
+        errors += [f"{'missed' if s[0].serves else 'wrongly served'}: {s[0].query!r} vs {s[0].action} ({s[3]})"
+                   for s, d in zip(fold, dec, strict=True) if d != s[0].serves]
+    labels = [x[0] for x in decided]
+    p, r = precision_recall([x[1] for x in decided], labels)
+    cp, cr = precision_recall([x[2] for x in decided], labels)
+    all_labels = [s[0].serves for s in tested]
+    tb = best_threshold([s[2] for s in tested], all_labels, min_precision)
+    bp, br = precision_recall([s[2] >= tb for s in tested], all_labels)
+    return KFoldReport(tuple(results), p, r, cp, cr, tb, bp, br, tuple(errors))

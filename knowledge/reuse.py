@@ -76,8 +76,8 @@ _LEXICON: list[tuple[str, str, str]] = [
     ("shape", "centroid", r"centroids?|cent(?:er|re)s? of mass"),
     ("shape", "solidity", r"solidity"),
     ("shape", "orientation", r"orientations?"),
-    ("comparison", "more", r"more than|greater than|\bover (?=\d)|above|at least|exceed\w*"),
-    ("comparison", "less", r"fewer than|less than|\bunder (?=\d)|below|at most"),
+    ("comparison", "more", r"more than|greater than|larger than|bigger than|longer than|\bover (?=\d)|above|at least|exceed\w*"),
+    ("comparison", "less", r"fewer than|less than|smaller than|shorter than|\bunder (?=\d)|below|at most"),
     ("plot", "line", r"line plots?|stacked traces"),
     ("plot", "boxplot", r"box[- ]?plots?"),
     ("plot", "histogram", r"histograms?"),
@@ -87,13 +87,17 @@ _LEXICON: list[tuple[str, str, str]] = [
     ("axis", "per_time", r"(?:per|each|every) (?:frame|time ?point|time step)s?|pointwise|across (?:all )?(?:the )?(?:cells|curves|rois|neurons|trials)"),
     ("direction", "increase", r"increas\w*|upward|rising"),
     ("direction", "decrease", r"decreas\w*|downward|falling"),
-    ("task", "detect", r"\bdetect\w* (?:\w+ )?(?:transient|event|peak|spike)s?|\bfind (?:\w+ )?(?:transient|event|peak|spike)s?"),
+    ("task", "detect", r"\bdetect(?!ed\b)\w* (?:\w+ )?(?:transient|event|peak|spike)s?|\bfind (?:\w+ )?(?:transient|event|peak|spike)s?"),
     ("task", "segment", r"\bsegment(?:s|ing|ation)?\b"),
     ("task", "extract", r"\bextract\w*"),
     ("task", "cluster", r"\bcluster\w*"),
     ("task", "register", r"\bregist\w*|motion correct\w*"),
-    ("action", "plot", r"\bplot\w*|\bshow\b|\bdraw\w*|visuali[sz]\w*|\bfigures?\b"),
-    ("action", "save", r"\bsav(?:e|es|ing)\b|export\w*|\bwrite\b|\bcsv\b"),
+    ("task", "classify", r"\bclassif\w*|\bcategori[sz]\w*|excitatory|inhibitory"),
+    ("task", "group_by", r"\b(?:per|by|for each|grouped by|broken down by|across) (?:region|product|group|category|"
+                         r"categorie|month|year|week|day|condition|site|animal|mouse|mice|subject|session)s?\b"),
+    ("object", "mean_trace", r"(?:mean|average|population)[- ](?:fluorescence )?(?:trace|time course|signal)s?"),
+    ("action", "plot", r"\bplot\w*|\bdraw\w*|visuali[sz]\w*|\bfigures?\b|\boverlay\w*"),
+    ("action", "save", r"\bsav(?:e|es|ing)\b|export\w*|\bwrite (?:\w+ )*?(?:to|into) (?:a |the )?(?:\w+ )?(?:file|disk|csv)"),
     ("action", "load", r"\bload\w*|\bread\b|\bopen\b"),
     ("statistic", "mean", r"\bmeans?\b|averag\w*|\bavg\b"),
     ("statistic", "median", r"medians?"),
@@ -102,8 +106,10 @@ _LEXICON: list[tuple[str, str, str]] = [
     ("statistic", "percentile", r"percentiles?|quantiles?|quartiles?"),
     ("statistic", "max", r"\bmax(?:imum|ima)?\b|largest|highest"),
     ("statistic", "min", r"\bmin(?:imum|ima)?\b|smallest|lowest"),
-    ("statistic", "sum", r"\bsum\b|\btotal\b"),
+    ("statistic", "sum", r"\bsum\b|\btotal\b(?! (?:number|count))"),
+    ("statistic", "mode", r"\bmode\b"),
     ("statistic", "count", r"\bcount\w*|number of|how many"),
+    ("measure", "active", r"\bactive\b(?! together)|\bresponsive\b|\binactive\b|\bsilent\b"),
     ("measure", "skewness", r"skew\w*"),
     ("measure", "kurtosis", r"kurtos\w*"),
     ("measure", "cv", r"coefficient of variation|\bcv\b"),
@@ -111,9 +117,10 @@ _LEXICON: list[tuple[str, str, str]] = [
     ("measure", "entropy", r"entrop\w*"),
     ("measure", "autocorrelation", r"auto[- ]?correlation"),
 ]
-# Groups naming what a step must do (plot, save, detect...) or a quantity it must compute
-# (skewness, SNR...): a capability silent on them cannot do it.
-STRICT_GROUPS = frozenset({"action", "task", "measure"})
+# Groups naming what a step must do (plot, save, detect...), a quantity it must compute
+# (skewness, SNR...), the object it works on (the mean trace) or the kind of figure (heatmap):
+# a capability silent on them cannot do it.
+STRICT_GROUPS = frozenset({"action", "task", "measure", "object", "plot"})
 _COMPILED = [(g, c, re.compile(p)) for g, c, p in _LEXICON]
 
 _UNITS = {

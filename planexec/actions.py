@@ -33,6 +33,8 @@ class Action:
     """A short human name: the title of every step that runs this action."""
     tags: tuple[str, ...] = ()
     """Keywords of a capability; the coverage decision reads their method and statistic names."""
+    numeric_args: tuple[str, ...] = ()
+    """A tool's integer/number parameters: a number in the request may set one."""
 
     @property
     def texts(self) -> tuple[str, ...]:
@@ -51,6 +53,7 @@ def actions_from(tools: ToolRegistry, capabilities: Iterable[Any] = ()) -> list[
             inputs=tuple(getattr(t, "consumes", ())),
             outputs=tuple(getattr(t, "produces", ())),
             title=t.name.replace("_", " ").capitalize(),
+            numeric_args=_numeric_args(t),
         )
         for t in tools
         if t.name != CAPABILITY_TOOL and t.type != "code"
@@ -73,6 +76,11 @@ def actions_from(tools: ToolRegistry, capabilities: Iterable[Any] = ()) -> list[
                 )
             )
     return out
+
+
+def _numeric_args(tool: Any) -> tuple[str, ...]:
+    props = (getattr(tool, "input_schema", None) or {}).get("properties") or {}
+    return tuple(k for k, v in props.items() if isinstance(v, dict) and v.get("type") in ("integer", "number"))
 
 
 def reachable(actions: Sequence[Action], roots: set[str]) -> list[Action]:

@@ -13,6 +13,8 @@ runs; an LLM-backed planner sends only the uncovered clauses to the model.
 
 from __future__ import annotations
 
+import csv
+import dataclasses
 import json
 import re
 from collections.abc import Iterable, Sequence
@@ -26,10 +28,12 @@ from planexec.similarity import Scorer, tokens
 
 INPUT = "input"
 """`served_by` of a clause that only names the given input (load/open/analyse the images)."""
+NOTHING = "nothing"
+"""`served_by` of a clause that asks for nothing to compute ("please be quick")."""
 
 # Each scorer's threshold of the combined score, fitted by k-fold on the labelled pairs
 # (benchmarks/bench_reuse_decision.py prints the held-out figures).
-THRESHOLDS: dict[str, float] = {"embedding": 0.55, "keyword": 0.3}
+THRESHOLDS: dict[str, float] = {"embedding": 0.55, "keyword": 0.2}
 
 _DOMAIN = frozenset(tokens(
     "cell neuron roi trace fluorescence calcium image images movie frame frames stack pixel tiff "
@@ -44,7 +48,7 @@ _DOMAIN = frozenset(tokens(
 _GENERIC = frozenset(tokens(
     "compute calculate make get give show tell find run estimate measure write generate create "
     "produce describe list use using want need like would could should can will just quick please "
-    "result results value values thing things something"
+    "result results value values thing things something about around regarding"
 ))
 _INPUT_ONLY = re.compile(
     r"^(?:please\s+)?(?:load|read|open|take|use|analy[sz]e|process|look at|import|here (?:are|is))\s+"
@@ -52,6 +56,12 @@ _INPUT_ONLY = re.compile(
     r"(?:images?|frames?|movie|stack|recording|data(?:set)?|files?|tiff?s?|table|csv)\b[^,;]*$",
     re.IGNORECASE,
 )
+
+
+_ROI = re.compile(r"\bROIs?\b|\bregions? of interest\b", re.IGNORECASE)
+_REFERS_BACK = re.compile(r"\b(?:them|their|they|it|its|these|those|there|each one)\b", re.IGNORECASE)
+_NOUN = re.compile(r"\b(?:cells?|neurons?|traces?|curves?|events?|transients?|spikes?|images?|frames?|movies?|"
+                   r"columns?|rows?|tables?)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -118,6 +128,8 @@ class Coverage:
     def message(self) -> str:
         """What is not served and what to do about it, one clause per line."""
         lines = [c.explain() for c in (*self.out_of_scope, *self.uncovered)]
+        if not lines and all(c.served_by in (INPUT, NOTHING) for c in self.clauses):
+            return "The request only names its input; nothing was run. Say what to compute (e.g. count the cells)."
         if not lines:
             return "every clause of the request is covered"
         fix = ("planexec analyses calcium-imaging movies, curve ensembles and tables; this request is outside that"
@@ -152,6 +164,50 @@ def phrasings(action: Action) -> tuple[str, ...]:
     return (*action.texts, *extra)
 
 
+_TABLES = (".csv", ".tsv", ".json")
+_ASKED_COLUMN = re.compile(
+    r"\b(?:mean|average|avg|median|total|sum|std|standard deviation|variance|max(?:imum)?|min(?:imum)?|"
+    r"highest|lowest|largest|smallest)\s+(?:of\s+)?(?:the\s+|all\s+)?([a-z][a-z0-9_]*)", re.IGNORECASE)
+_NOT_COLUMNS = frozenset(
+    "each every all the a an column columns value values row rows number numbers data table file it them "
+    "of per over across cell cells trace traces image images frame frames curve curves event events".split())
+
+
+def table_columns(files: Iterable[object]) -> list[str]:
+    """Column names of the given CSV/JSON tables (empty when none is a table or none can be read)."""
+    from pathlib import Path
+
+    from planexec.errors import ToolError
+    from planexec.tools.table import read_table
+
+    cols: list[str] = []
+    for f in files:
+        path = Path(str(f))
+        if path.suffix.lower() not in _TABLES or not path.is_file():
+            continue
+        try:
+            rows = read_table(path)
+        except (ToolError, ValueError, OSError, csv.Error):
+            continue
+        cols += [str(c) for c in (rows[0].keys() if rows else ()) if str(c) not in cols]
+    return cols
+
+
+def asked_columns(request: str) -> list[str]:
+    """Words a request asks a statistic of ("average revenue" -> revenue), to check against a table's columns."""
+    return [m.group(1).lower() for m in _ASKED_COLUMN.finditer(request) if m.group(1).lower() not in _NOT_COLUMNS]
+
+
+def with_columns(actions: Sequence[Action], columns: Sequence[str]) -> list[Action]:
+    """The table tool phrased with the given table's own columns, so "average revenue" reads as a column statistic."""
+    if not columns:
+        return list(actions)
+    extra = tuple(f"the mean, median, standard deviation, minimum and maximum of {c}" for c in columns)
+    extra += tuple(f"the average {c}" for c in columns)
+    return [dataclasses.replace(a, examples=(*a.examples, *extra)) if a.name == "describe_table" else a
+            for a in actions]
+
+
 def _produces_figure_only(action: Action) -> bool:
     return bool(action.outputs) and all(o.startswith("fig") for o in action.outputs)
 
@@ -172,14 +228,21 @@ class Judge:
         t = threshold if threshold is not None else THRESHOLDS.get(scorer.name, scorer.threshold)
         return cls(scorer, ReusePolicy(threshold=t))
 
-    def candidates(self, clause: str, actions: Sequence[Action]) -> list[Candidate]:
-        """Every action scored and decided for `clause`, accepted first, then by score."""
+    def candidates(self, clause: str, actions: Sequence[Action], context: str = "") -> list[Candidate]:
+        """Every action scored and decided for `clause`, accepted first, then by score.
+
+        `context` (the previous clause) names what a pronoun refers to: "segment the cells; count them"
+        is scored as "count cells".
+        """
+        clause = _ROI.sub("cells", clause)
+        noun = _NOUN.search(_ROI.sub("cells", context)) if context else None
+        text = _REFERS_BACK.sub(noun.group(0), clause) if noun else clause
         flat = [(a, t) for a in actions for t in phrasings(a)]
-        sims = self.scorer.scores(clause, [t for _, t in flat]) if flat else []
+        sims = self.scorer.scores(text, [t for _, t in flat]) if flat else []
         best: dict[str, float] = {}
         for (a, _), s in zip(flat, sims, strict=True):
             best[a.name] = max(best.get(a.name, -1.0), float(s))
-        asked = extract_terms(clause)
+        asked = extract_terms(clause)  # the specifics are the clause's own; context only helps the similarity
         out = [self._decide(asked, a, best.get(a.name, 0.0)) for a in actions]
         out.sort(key=lambda c: (c.accepted, c.score), reverse=True)
         return out
@@ -187,6 +250,8 @@ class Judge:
     def _decide(self, asked: object, action: Action, semantic: float) -> Candidate:
         text = " ".join([action.name.replace("_", " "), action.title, *phrasings(action), *action.tags])
         terms = compare_terms(asked, extract_terms(text))  # type: ignore[arg-type]
+        if action.numeric_args:  # a number given to a tool with numeric parameters is an argument, not a specific
+            terms = dataclasses.replace(terms, unspecified=[u for u in terms.unspecified if not u.startswith("parameter")])
         wants_plot = "plot" in asked.groups.get("action", frozenset())  # type: ignore[attr-defined]
         ok, score, reason = self.policy.decide(semantic, terms, None)
         if ok and _produces_figure_only(action) and not wants_plot:
@@ -207,11 +272,13 @@ def in_domain(clause: str, actions: Iterable[Action]) -> bool:
 
 
 def assess_clause(clause: str, actions: Sequence[Action], judge: Judge, has_input: bool = False,
-                  keep: int = 3) -> ClauseCoverage:
+                  keep: int = 3, context: str = "") -> ClauseCoverage:
     """The decision for one clause: served by the best accepted action, by the input, or by nothing."""
+    if not set(tokens(clause)) - _GENERIC:
+        return ClauseCoverage(clause, NOTHING, 1.0, (), "asks for nothing to compute")
     if not in_domain(clause, actions):
         return ClauseCoverage(clause, None, 0.0, (), "no analysis this library does is named", out_of_scope=True)
-    cands = judge.candidates(clause, actions)
+    cands = judge.candidates(clause, actions, context)
     top = tuple(cands[:keep]) if cands and cands[0].accepted else tuple(
         sorted(cands, key=lambda c: c.semantic, reverse=True)[:keep])
     if cands and cands[0].accepted:
@@ -228,7 +295,9 @@ def assess(request: str, actions: Sequence[Action], scorer: Scorer, *, has_input
     """Coverage of every clause of `request` by `actions` (tools and capabilities as planner actions)."""
     judge = Judge.for_scorer(scorer, threshold)
     clauses = split_clauses(request)
-    return Coverage(request, tuple(assess_clause(c, actions, judge, has_input) for c in clauses))
+    return Coverage(request, tuple(
+        assess_clause(c, actions, judge, has_input, context=clauses[i - 1] if i else "") for i, c in enumerate(clauses)))
 
 
-__all__ = ["INPUT", "Candidate", "ClauseCoverage", "Coverage", "Judge", "assess", "assess_clause", "in_domain"]
+__all__ = ["INPUT", "NOTHING", "Candidate", "ClauseCoverage", "Coverage", "Judge", "asked_columns", "assess", "assess_clause",
+           "in_domain", "table_columns", "with_columns"]

@@ -10,7 +10,9 @@
     │   └── LLMUnreachable    base_url refused or timed out: check the server
     ├── ToolError             a tool failed; becomes a failed attempt (an observation), never a crash
     │   └── ToolInputError    arguments did not match the tool's schema
-    └── RunAborted            a signal with a payload: the circuit breaker or a critical evaluation
+    ├── RunAborted            a signal with a payload: the circuit breaker or a critical evaluation
+    └── NotCovered            a signal: clauses the library does not cover (or out of scope), refused
+                              before any step ran; carries the per-clause `coverage` (exit code 5)
 """
 
 from __future__ import annotations
@@ -72,3 +74,11 @@ class RunAborted(PlanexecError):
         super().__init__(reason)
         self.reason = reason
         self.payload = payload
+
+
+class NotCovered(PlanexecError):
+    """The offline planner refuses: some clause is not covered or out of scope; `coverage` says which and why."""
+
+    def __init__(self, coverage: Any) -> None:
+        super().__init__(coverage.message())
+        self.coverage = coverage

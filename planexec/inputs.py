@@ -24,8 +24,12 @@ class HeuristicInputGenerator:
     def generate(self, step: PlanStep, tool: Tool, ctx: ToolContext) -> dict[str, Any]:
         declared = (tool.input_schema or {}).get("properties")
         props: dict[str, Any] = declared or {}
-        # a schema without "properties" takes anything; one with an empty dict takes no arguments
-        args = {k: v for k, v in step.args.items() if declared is None or k in props}
+        # a schema without "properties" takes anything; one with an empty dict takes no arguments.
+        # A step with one tool: its arguments were written for it, so an unknown name is kept for
+        # validation to reject (a misspelt n_curve must not fall back to the default). With
+        # fallbacks, each tool takes the arguments it knows.
+        mine = step.tools == (tool.name,)
+        args = {k: v for k, v in step.args.items() if declared is None or k in props or mine}
         texts = [step.goal, ctx.request]
         for name, spec in props.items():
             if name in args or not isinstance(spec, dict):

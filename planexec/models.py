@@ -14,7 +14,7 @@ from planexec.plan import Plan, PlanStep
 from planexec.serialize import to_jsonable
 
 StepStatus = Literal["pending", "succeeded", "failed", "skipped"]
-RunStatus = Literal["succeeded", "partial", "failed", "aborted", "rejected"]
+RunStatus = Literal["succeeded", "partial", "failed", "aborted", "rejected", "not_covered"]
 
 
 @dataclass(frozen=True)
@@ -48,6 +48,10 @@ class ToolAttempt:
     duration: float = 0.0
     artifacts: tuple[str, ...] = ()
     auto_fixed: bool = False
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.artifacts, tuple):
+            object.__setattr__(self, "artifacts", tuple(self.artifacts))
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -88,6 +92,12 @@ class Evaluation:
     highlights: tuple[str, ...] = ()
     critical: bool = False
 
+    def __post_init__(self) -> None:
+        for name in ("concerns", "highlights"):
+            value = getattr(self, name)
+            if not isinstance(value, tuple):
+                object.__setattr__(self, name, (value,) if isinstance(value, str) else tuple(value))
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "decision": self.decision,
@@ -119,6 +129,10 @@ class StepResult:
     evaluation: Evaluation | None = None
     tool: str | None = None
     duration: float = 0.0
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.attempts, tuple):
+            object.__setattr__(self, "attempts", tuple(self.attempts))
 
     @property
     def ok(self) -> bool:

@@ -16,7 +16,7 @@ from planexec.approval import review_plan
 from planexec.checkpoint import load_checkpoint, restore, save_checkpoint
 from planexec.config import Config
 from planexec.context import ContextBuilder, check_inputs
-from planexec.errors import LLMError, PlanexecError, RunAborted, ToolError
+from planexec.errors import LLMError, NotCovered, PlanexecError, RunAborted, ToolError
 from planexec.evaluator import StepEvaluatorRegistry, default_evaluators
 from planexec.events import (
     EventBus,
@@ -44,6 +44,7 @@ from planexec.report import RunLog, new_run_dir, write_reports
 from planexec.scheduler import Scheduler
 from planexec.similarity import default_scorer
 from planexec.state import RunState
+from planexec.status import run_status
 from planexec.synthesis import LLMSynthesizer, TemplateSynthesizer, not_done
 from planexec.tools import ToolRegistry, default_registry
 from planexec.verifier import StepVerifier
@@ -140,6 +141,8 @@ class Orchestrator:
                     work=lambda step: self._evaluate(executor.execute(step, run)),
                     on_result=lambda result: self._after_step(run, result),
                 )
+            except NotCovered as exc:  # refused before any step ran
+                run.not_covered = exc.coverage
             except RunAborted as exc:
                 run.aborted = exc.reason
                 run.bus.emit(RunAbortedEvent(exc.reason))
@@ -211,7 +214,8 @@ class Orchestrator:
         status = _status(run, steps)  # a run that did not succeed gets the templated account of what happened
         synthesizer = self.parts.synthesizer if (needed_llm or run.llm is None) and status == "succeeded" else TemplateSynthesizer()
         try:
-            answer = synthesizer.synthesize(run.request, steps, run.results)
+            answer = (run.not_covered.message() if run.not_covered is not None
+                      else synthesizer.synthesize(run.request, steps, run.results))
         except PlanexecError as exc:
             run.errors.append(f"synthesis failed, templated answer given instead: {exc}")
             answer = TemplateSynthesizer().synthesize(run.request, steps, run.results)
@@ -245,18 +249,16 @@ class Orchestrator:
 
 
 def _status(run: RunState, steps: list[StepResult]) -> str:
+    if run.not_covered is not None:
+        return "not_covered"
     if run.rejected:
         return "rejected"
     if run.aborted:
         return "aborted"
-    if not steps or not any(s.ok for s in steps):
-        return "failed"
-    replaced = {r.get("failed_step") for r in run.replans if r.get("new_steps")}  # recovered by a replan
-    if run.plan and run.plan.unplanned:  # a part of the request no step served
+    status = run_status(run.plan, steps, run.replans)
+    if status == "succeeded" and run.plan and run.plan.unplanned:  # a part of the request no step served
         return "partial"
-    if all(s.ok or s.step.step_num in replaced for s in steps) and run.plan and len(steps) >= len(run.plan.steps):
-        return "succeeded"
-    return "partial"
+    return status
 
 
 class _LazyScorer:

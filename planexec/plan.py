@@ -29,6 +29,17 @@ class PlanStep:
     outputs: tuple[str, ...] = ()
     args: dict[str, Any] = field(default_factory=dict, hash=False, compare=True)
     """Arguments fixed by the planner; the input generator fills in the rest."""
+    serves: str = ""
+    """The clause of the request this step serves ("" for a step added to feed or draw another)."""
+
+    def __post_init__(self) -> None:
+        # lists (as JSON plans and most callers write them) and any sequence are stored as tuples
+        for name in ("primary_tools", "fallback_tools", "inputs", "outputs"):
+            object.__setattr__(self, name, _names_tuple(getattr(self, name), name, self.step_num))
+        deps = self.depends_on
+        object.__setattr__(self, "depends_on", (deps,) if isinstance(deps, int) else tuple(deps))
+        if self.args is None:
+            object.__setattr__(self, "args", {})
 
     @property
     def tools(self) -> tuple[str, ...]:
@@ -47,6 +58,7 @@ class PlanStep:
             "inputs": list(self.inputs),
             "outputs": list(self.outputs),
             "args": to_jsonable(self.args),
+            "serves": self.serves,
         }
 
     @classmethod
@@ -96,7 +108,20 @@ class PlanStep:
             inputs=_names("inputs"),
             outputs=_names("outputs"),
             args=dict(d.get("args") or {}),
+            serves=str(d.get("serves") or ""),
         )
+
+
+def _names_tuple(value: Any, name: str, step_num: Any) -> tuple[str, ...]:
+    """A tuple of names from a tuple, list or any iterable of names (a lone string is one name)."""
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, tuple):
+        return value
+    try:
+        return tuple(value)
+    except TypeError:
+        raise PlanValidationError(f"plan step {step_num}: {name} must be a list of names, got {value!r}") from None
 
 
 @dataclass(frozen=True)
@@ -108,6 +133,10 @@ class Plan:
     planner: str = ""
     unplanned: tuple[str, ...] = ()
     """Parts of the request no step serves, each with why (e.g. the model's plan for them was invalid)."""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.steps, tuple):
+            object.__setattr__(self, "steps", tuple(self.steps))
 
     def step(self, num: int) -> PlanStep:
         for s in self.steps:

@@ -13,7 +13,7 @@ import dataclasses
 
 from planexec.actions import actions_from, reachable
 from planexec.coverage import INPUT, Coverage, assess
-from planexec.errors import LLMError, PlanValidationError
+from planexec.errors import LLMError, NotCovered, PlanValidationError
 from planexec.models import Plan, PlanStep
 from planexec.planner_heuristic import HeuristicPlanner, _roots
 from planexec.planner_llm import LLMPlanner
@@ -53,7 +53,7 @@ class AdditivePlanner:
         wanted = [c.clause for c in cov.uncovered]
         try:
             base = self.offline.plan(dataclasses.replace(ctx, request="; ".join(computed))) if computed else Plan(())
-        except PlanValidationError:  # the covered part cannot be planned alone: the model plans it all
+        except (PlanValidationError, NotCovered):  # the covered part cannot be planned alone: the model plans it all
             base, wanted = Plan(()), [c.clause for c in cov.clauses]
         made = {v for s in base.steps for v in s.outputs}
         extra = {**ctx.extra, "variables": tuple(ctx.extra.get("variables", ())) + tuple(sorted(made))}

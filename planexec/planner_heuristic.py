@@ -1,15 +1,27 @@
-"""The offline planner: clauses matched to actions by similarity, then chained backwards.
+"""The offline planner: each clause served by the action its coverage decision accepts, then chained backwards.
 
-Deterministic and explainable: every step's context says which clause chose it and with
-what score, or which later step needed the variable it produces.
+Deterministic and explainable: a step's goal says what its action does, `serves` keeps the
+clause it was chosen for, and its context gives the decision. A request with a clause that
+nothing covers (or that is out of scope) is refused with `NotCovered` before any step runs.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from dataclasses import dataclass
 
-from planexec.actions import Action, actions_from, reachable, split_clauses
-from planexec.errors import PlanValidationError
+from planexec.actions import Action, actions_from, reachable
+from planexec.coverage import (
+    INPUT,
+    NOTHING,
+    Coverage,
+    asked_columns,
+    assess,
+    table_columns,
+    with_columns,
+)
+from planexec.errors import InputError, NotCovered, PlanValidationError
 from planexec.models import Plan, PlanStep
 from planexec.protocols import PlanningContext
 from planexec.similarity import KeywordScorer, Scorer
@@ -35,14 +47,57 @@ class HeuristicPlanner:
     def plan(self, ctx: PlanningContext) -> Plan:
         roots = _roots(ctx)
         avoid = set(ctx.extra.get("avoid", ()))
-        candidates = [a for a in actions_from(ctx.tools, ctx.capabilities) if a.name not in avoid]
+        columns = table_columns([*ctx.files, *re.findall(r"[\w./-]+\.(?:csv|tsv|json)\b", ctx.request)])
+        _check_columns(ctx.request, columns)
+        candidates = with_columns([a for a in actions_from(ctx.tools, ctx.capabilities) if a.name not in avoid], columns)
         actions = reachable(candidates, roots)
         if not actions:
             raise PlanValidationError("no tool can serve this request; register tools or pass inputs")
-        chosen = self._match_clauses(ctx.request, actions)
+        coverage = self.coverage(ctx, actions, candidates, roots)
+        chosen = self._served(coverage, actions, columns)
         ordered = self._chain(chosen, actions, roots, ctx.request)
         ordered += self._figures(ordered, actions, roots)
         return self._to_plan(ordered, ctx)
+
+    def coverage(self, ctx: PlanningContext, actions: list[Action], candidates: list[Action] | None = None,
+                 roots: set[str] | None = None) -> Coverage:
+        """The per-clause decision; raises NotCovered (or names the missing input) unless every clause is served."""
+        named_file = re.search(r"[\w./-]+\.(?:csv|tsv|json|npy|tiff?|png)\b", ctx.request)
+        has_input = bool(roots if roots is not None else _roots(ctx)) or named_file is not None
+        coverage = assess(ctx.request, actions, self.scorer, has_input=has_input)
+        if coverage.complete:
+            return coverage
+        unreachable = [a for a in (candidates or ()) if a not in actions]
+        if unreachable and coverage.uncovered:
+            needs = assess("; ".join(c.clause for c in coverage.uncovered), unreachable, self.scorer)
+            served = {c.served_by for c in needs.covered} - {INPUT, NOTHING, None}
+            missing = sorted({v for a in unreachable if a.name in served for v in a.inputs} - (roots or set()))
+            if served and len(needs.covered) == len(needs.clauses):
+                raise PlanValidationError(
+                    f"{', '.join(sorted(served))} would serve this request but need(s) {', '.join(missing) or 'inputs'}; "
+                    "pass them (--images DIR for a movie, --file PATH for a table or curves)")
+        raise NotCovered(coverage)
+
+    def _served(self, coverage: Coverage, actions: list[Action], columns: list[str] = ()) -> list[_Choice]:
+        """One choice per distinct serving action; clauses served by the same action share its step."""
+        by_name = {a.name: a for a in actions}
+        chosen: list[_Choice] = []
+        for c in coverage.covered:
+            if c.served_by in (INPUT, NOTHING) or c.served_by not in by_name:
+                continue
+            same = next((i for i, x in enumerate(chosen) if x.action.name == c.served_by), None)
+            action = by_name[c.served_by] if same is None else chosen[same].action
+            named = [col for col in columns if col.lower() in asked_columns(c.clause)]
+            if named and action.name == "describe_table" and "column" not in action.args:  # the tool checks it
+                action = dataclasses.replace(action, args={**action.args, "column": named[0]})
+            if same is not None:
+                prev = chosen[same]
+                chosen[same] = _Choice(action, f"{prev.clause}; {c.clause}", max(prev.score, c.score), prev.reason)
+                continue
+            chosen.append(_Choice(action, c.clause, c.score, f'serves "{c.clause}": {c.reason}'))
+        if not chosen:  # every clause only named the input: describe it with the best default action
+            raise NotCovered(coverage)
+        return chosen
 
     def _figures(self, ordered: list[_Choice], actions: list[Action], roots: set[str]) -> list[_Choice]:
         """Figures of what the plan makes (vis tools, capabilities whose outputs are fig_*): results come with pictures."""
@@ -63,31 +118,6 @@ class HeuristicPlanner:
             best[a.name] = max(best.get(a.name, -1.0), s)
         top = max(actions, key=lambda a: (best[a.name], a.default))
         return top, best[top.name]
-
-    def _match_clauses(self, request: str, actions: list[Action]) -> list[_Choice]:
-        """One choice per distinct matched action; a clause matching nothing joins its neighbour's goal."""
-        chosen: list[_Choice] = []
-        leftover: list[str] = []
-        for clause in split_clauses(request):
-            action, score = self._best(clause, actions)
-            matched = score >= self.scorer.threshold
-            same = next((i for i, c in enumerate(chosen) if c.action.name == action.name), None) if matched else None
-            if matched and same is None:
-                chosen.append(_Choice(action, clause, score, f'matches "{clause}" (score {score:.2f})'))
-                continue
-            target = same if same is not None else len(chosen) - 1
-            if target < 0:
-                leftover.append(clause)
-                continue
-            prev = chosen[target]
-            chosen[target] = _Choice(prev.action, f"{prev.clause}; {clause}", max(prev.score, score if matched else 0.0), prev.reason)
-        if not chosen:
-            action, score = self._best(request, actions)
-            return [_Choice(action, request, score, f"closest action to the request (score {score:.2f})")]
-        if leftover:
-            first = chosen[0]
-            chosen[0] = _Choice(first.action, "; ".join([*leftover, first.clause]), first.score, first.reason)
-        return chosen
 
     def _chain(self, chosen: list[_Choice], actions: list[Action], roots: set[str], request: str) -> list[_Choice]:
         """Insert producers of every missing input before the step that needs it."""
@@ -124,11 +154,12 @@ class HeuristicPlanner:
             deps = sorted({producer_of[v] for v in a.inputs if v in producer_of})
             if not a.inputs and steps and not a.outputs:
                 deps = [steps[-1].step_num]
-            goal = choice.clause or a.title or a.description
+            goal = a.title or a.description
             steps.append(
                 PlanStep(
                     step_num=num,
                     goal=goal[:1].upper() + goal[1:],
+                    serves=choice.clause,
                     primary_tools=(a.tool,),
                     fallback_tools=tuple(f for f in fallbacks if f != a.tool),
                     success_criteria=_criteria(a),
@@ -141,12 +172,23 @@ class HeuristicPlanner:
             )
             for v in a.outputs:
                 producer_of[v] = num
-        return Plan(steps=tuple(steps), rationale="clauses matched to actions, inputs chained backwards", planner=self.name)
+        return Plan(steps=tuple(steps), rationale="each clause served by the action its coverage decision accepts, inputs chained backwards", planner=self.name)
 
 
 def _criteria(a: Action) -> str:
     """Checkable criteria: the declared outputs (else empty: the verifier checks success and non-emptiness)."""
     return "produces " + ", ".join(a.outputs) if a.outputs else ""
+
+
+def _check_columns(request: str, columns: list[str]) -> None:
+    """A statistic asked of a column the given table does not have is an input error naming the columns."""
+    if not columns:
+        return
+    have = {c.lower() for c in columns}
+    missing = [w for w in asked_columns(request) if w not in have and w.rstrip("s") not in have]
+    if missing:
+        raise InputError(f"the table has no column {', '.join(repr(m) for m in missing)}; "
+                         f"its columns are: {', '.join(columns)}")
 
 
 def _roots(ctx: PlanningContext) -> set[str]:

@@ -4,6 +4,7 @@ planned offline (no model call); anything else goes to the LLM planner."""
 from __future__ import annotations
 
 from planexec.actions import split_clauses
+from planexec.errors import NotCovered
 from planexec.models import Plan
 from planexec.planner_heuristic import HeuristicPlanner
 from planexec.planner_llm import LLMPlanner
@@ -28,6 +29,9 @@ class ReuseFirstPlanner:
 
     def plan(self, ctx: PlanningContext) -> Plan:
         if self.covered(ctx):
-            plan = self.offline.plan(ctx)
+            try:
+                plan = self.offline.plan(ctx)
+            except NotCovered:  # the store would reuse, but the coverage decision says no: the model plans
+                return self.llm_planner.plan(ctx)
             return Plan(plan.steps, "every subtask reuses a stored capability", planner="reuse")
         return self.llm_planner.plan(ctx)

@@ -1,7 +1,8 @@
 """Bounded replanning: after a step fails, ask the planner for the remaining work, at most N times.
 
 The revised plan keeps every finished step and every step still running; the planner's new
-steps are numbered after all existing ones. A new step that repeats a step which already
+steps are numbered after all existing ones. A revision is taken only when one of its new steps
+passes the coverage decision for the failed step's goal; otherwise the step stays failed. A new step that repeats a step which already
 succeeded (same tools, same arguments) is dropped and its dependants point at the old one.
 """
 
@@ -9,11 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from planexec.actions import actions_from
 from planexec.checkpoint import save_checkpoint
+from planexec.coverage import Judge
 from planexec.errors import PlanexecError
 from planexec.events import Replanned
 from planexec.models import Plan, PlanStep, StepResult
 from planexec.protocols import Planner
+from planexec.similarity import KeywordScorer, Scorer
 from planexec.state import RunState
 
 
@@ -70,13 +74,54 @@ def maybe_replan(run: RunState, failed: StepResult, planner: Planner) -> bool:
         with run.lock:
             run.replans.append(record)
         return False
+    subs, why = substitutes(run, step, added, planner)
+    if not subs:  # a step that does something else is not a replacement: the step stays failed
+        record["rejected"] = why
+        with run.lock:
+            run.replans.append(record)
+        return False
     with run.lock:
         run.plan = revised
         record["new_steps"] = [s.to_dict() for s in added]
+        record["substitutes"] = subs
         run.replans.append(record)
     run.bus.emit(Replanned(step.step_num, reason, revised.to_dict()))
     save_checkpoint(run)  # a run killed now resumes with the revised plan
     return True
+
+
+def substitutes(run: RunState, failed: PlanStep, added: list[PlanStep], planner: Planner) -> tuple[list[int], str]:
+    """New steps that pass the coverage decision for the failed step's goal, and the reason when none does.
+
+    The goal is the clause the failed step served (else its goal); a new step is judged by what its
+    tool or capability does (its description and phrasings), never by the goal text the planner wrote.
+    """
+    goal = failed.serves or failed.goal
+    judge = Judge.for_scorer(_scorer(planner))
+    actions = {a.name: a for a in actions_from(run.tools, run.capabilities)}
+    passed: list[int] = []
+    notes: list[str] = []
+    for s in added:
+        names = [str(s.args["capability_id"])] if s.args.get("capability_id") else list(s.tools)
+        cands = [actions[n] for n in names if n in actions]
+        if not cands:
+            continue
+        best = judge.candidates(goal, cands)[0]
+        if best.accepted:
+            passed.append(s.step_num)
+        else:
+            notes.append(f"{best.name} ({best.reason})")
+    why = f'no new step passes the coverage decision for "{goal}"' + (f": {'; '.join(notes)}" if notes else "")
+    return passed, why
+
+
+def _scorer(planner: Planner) -> Scorer:
+    """The planner's scorer (the offline planner's inside a reuse-first planner), else keywords."""
+    for p in (planner, getattr(planner, "offline", None)):
+        scorer = getattr(p, "scorer", None)
+        if scorer is not None:
+            return scorer
+    return KeywordScorer()
 
 
 def merge_plan(run: RunState, new: Plan, reason: str) -> tuple[Plan, list[PlanStep]]:

@@ -43,6 +43,8 @@ class RunState:
     last_error_tool: str | None = None
     aborted: str | None = None
     rejected: bool = False
+    not_covered: Any = None
+    """The coverage of a request refused before any step ran (planexec.coverage.Coverage)."""
     started: float = field(default_factory=time.perf_counter)
     usage_start: Usage = field(default_factory=Usage)
     capabilities: tuple[Any, ...] = ()

@@ -53,13 +53,52 @@ def produced(output: ToolOutput, ctx: ToolContext) -> dict[str, Any]:
     return found
 
 
+_ASKS_NUMBER = re.compile(r"\bhow (?:many|much|large|big|fast|often|long)\b|\bnumber of\b|\bwhat is the\b", re.I)
+_FIGURE_FILES = (".png", ".svg", ".pdf", ".jpg")
+
+
+def _numeric(value: Any) -> bool:
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, (int, float)):
+        return math.isfinite(value)
+    dtype = getattr(value, "dtype", None)
+    return dtype is not None and dtype.kind in "iuf" and getattr(value, "size", 0) > 0
+
+
+def goal_verdict(step: PlanStep, output: ToolOutput, names: dict[str, Any]) -> Verdict | None:
+    """The kind of result the served clause asks for (a number, a figure, a file) must be in the output."""
+    if not step.serves:
+        return None
+    from planexec.knowledge.reuse import extract_terms
+
+    asked = extract_terms(step.serves).groups
+    actions = asked.get("action", frozenset())
+    files = [a for a in output.artifacts if isinstance(a, str)]
+    if "plot" in actions and not any(f.lower().endswith(_FIGURE_FILES) for f in files):
+        return Verdict(False, f'"{step.serves}" asks for a figure and the step wrote none', "heuristic")
+    if "save" in actions and not files:
+        return Verdict(False, f'"{step.serves}" asks for a file and the step wrote none', "heuristic")
+    wants_number = "plot" not in actions and (_ASKS_NUMBER.search(step.serves) or "count" in asked.get("statistic", ()))
+    if wants_number and not any(_numeric(v) for v in names.values()) and not any(
+            isinstance(v, list) and v and all(_numeric(x) for x in v) for v in names.values()):
+        return Verdict(False, f'"{step.serves}" asks for a number and the output holds none', "heuristic")
+    return None
+
+
 def heuristic_verdict(step: PlanStep, output: ToolOutput, ctx: ToolContext) -> Verdict:
-    """Decide from the output alone; `undecided=True` when only judgement can tell."""
+    """Decide from the output alone; `undecided=True` when only judgement can tell.
+
+    Beyond "outputs exist", the result must be of the kind the served clause asks for.
+    """
     if not output.ok:
         return Verdict(False, output.error or "the tool reported failure", "tool")
     if _empty(output.value) and not output.results:
         return Verdict(False, "the tool returned an empty result", "heuristic")
     names = produced(output, ctx)
+    wrong_kind = goal_verdict(step, output, names)
+    if wrong_kind is not None:
+        return wrong_kind
     missing = [v for v in step.outputs if v not in names or names[v] is None]
     if missing:
         return Verdict(False, f"declared outputs not produced: {', '.join(missing)}", "heuristic")

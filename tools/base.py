@@ -110,10 +110,19 @@ class Tool(Protocol):
 
 
 def validate_args(tool: Tool, args: dict[str, Any]) -> dict[str, Any]:
-    """Check `args` against the tool's schema; fill schema defaults; raise ToolInputError if wrong."""
+    """Check `args` against the tool's schema; fill schema defaults; raise ToolInputError if wrong.
+
+    A schema with `properties` accepts only those names (unless `additionalProperties` is true):
+    an unknown name is rejected with the accepted ones listed.
+    """
     import jsonschema
 
     schema = tool.input_schema or {"type": "object"}
+    props = schema.get("properties")
+    unknown = sorted(set(args) - set(props)) if isinstance(props, dict) and schema.get("additionalProperties") is not True else []
+    if unknown:  # a misspelt argument must not be dropped silently and the default used
+        raise ToolInputError(f"{tool.name}: unknown argument(s) {', '.join(unknown)}; "
+                             f"accepted: {', '.join(sorted(props)) or 'none'}")
     filled = dict(args)
     for key, spec in (schema.get("properties") or {}).items():
         if key not in filled and isinstance(spec, dict) and "default" in spec:

@@ -43,7 +43,10 @@ def read_table(path: Path) -> list[dict[str, Any]]:
         if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
             raise ToolError(f"{path.name}: expected a JSON list of objects")
         return data
-    dialect = csv.Sniffer().sniff(text[:4096], delimiters=",;\t|") if text.strip() else csv.excel
+    try:
+        dialect: Any = csv.Sniffer().sniff(text[:4096], delimiters=",;\t|") if text.strip() else csv.excel
+    except csv.Error:  # ragged or one-column files: plain commas
+        dialect = csv.excel
     return list(csv.DictReader(text.splitlines(), dialect=dialect))
 
 
@@ -72,8 +75,11 @@ def column_stats(values: list[Any]) -> dict[str, Any]:
 
 
 @tool(type="data")
-def describe_table(path: str = "", ctx: ToolContext | None = None) -> ToolOutput:
-    """Load a CSV or JSON table and report its rows, columns and per-column statistics (mean, median, std, min, max)."""
+def describe_table(path: str = "", column: str = "", ctx: ToolContext | None = None) -> ToolOutput:
+    """Load a CSV or JSON table and report its rows, columns and per-column statistics (mean, median, std, min, max).
+
+    With `column`, that column must exist and be numeric; otherwise the error names the columns that are.
+    """
     if not path:
         tables = [f for f in (ctx.files if ctx else ()) if f.suffix.lower() in (".csv", ".json", ".tsv")]
         if not tables:
@@ -85,12 +91,22 @@ def describe_table(path: str = "", ctx: ToolContext | None = None) -> ToolOutput
     columns = list(rows[0].keys())
     stats = {c: column_stats([r.get(c) for r in rows]) for c in columns}
     numeric = {c: s for c, s in stats.items() if s["kind"] == "numeric"}
+    if column:
+        _check_column(Path(path).name, column, columns, numeric)
     results = {f"mean_{c}": s["mean"] for c, s in numeric.items()}
     summary = f"{Path(path).name}: {len(rows)} rows, {len(columns)} columns; " + ", ".join(
         f"mean {c} = {s['mean']:.6g}" for c, s in numeric.items()
     )
     value = {"path": str(path), "rows": len(rows), "columns": columns, "stats": stats}
     return ToolOutput(value=value, summary=summary, results=results)
+
+
+def _check_column(name: str, column: str, columns: list[str], numeric: dict[str, Any]) -> None:
+    """The asked column exists and is numeric, else a ToolError naming what exists."""
+    if column not in columns:
+        raise ToolError(f"{name} has no column {column!r}; its columns are: {', '.join(columns)}")
+    if column not in numeric:
+        raise ToolError(f"{name}: column {column!r} is not numeric; numeric columns: {', '.join(numeric) or 'none'}")
 
 
 TOOLS = [describe_table]

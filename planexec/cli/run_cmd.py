@@ -72,8 +72,12 @@ def _print_result(result: RunResult, out: Any) -> None:
             out.print(f"Figures: {', '.join(figures)}", markup=False)
 
 
+EXIT_CODES = {"succeeded": 0, "rejected": 3, "partial": 4, "not_covered": 5}
+"""Exit code per run status (the team's table; README, CLI section); anything else is 1, usage errors 2."""
+
+
 def _exit_code(result: RunResult) -> int:
-    return {"succeeded": 0, "partial": 0, "rejected": 3}.get(result.status, 1)
+    return EXIT_CODES.get(result.status, 1)
 
 
 @click.command()

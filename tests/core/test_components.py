@@ -9,7 +9,7 @@ from typing import Literal
 import numpy as np
 import pytest
 
-from planexec.errors import RunAborted
+from planexec.errors import RunAborted, ToolInputError
 from planexec.evaluator import StepEvaluatorRegistry, default_evaluators
 from planexec.events import EventBus
 from planexec.executor import CircuitBreaker, GuidedExecutor
@@ -18,7 +18,7 @@ from planexec.llm import ScriptedLLM
 from planexec.models import Evaluation, PlanStep, StepResult, ToolAttempt, Verdict
 from planexec.state import RunState
 from planexec.synthesis import LLMSynthesizer, TemplateSynthesizer, key_figures
-from planexec.tools import ToolContext, ToolOutput, ToolRegistry, tool
+from planexec.tools import ToolContext, ToolOutput, ToolRegistry, tool, validate_args
 from planexec.verifier import StepVerifier, heuristic_verdict
 from tests.core.helpers import SALES, fast_config, step, toolbox
 
@@ -34,8 +34,13 @@ def test_heuristic_inputs_from_goal_request_files_and_planner_args() -> None:
     s = PlanStep(1, "simulate 30 curves with seed 7 using MBD", ("curves",), args={"alpha": 0.1, "junk": 1})
     ctx = ToolContext(request=f"Analyze {SALES.name} please", files=(SALES,))
     args = HeuristicInputGenerator().generate(s, curves, ctx)
-    assert args == {"alpha": 0.1, "n_curves": 30, "seed": 7, "method": "mbd", "path": str(SALES),
+    assert args == {"alpha": 0.1, "junk": 1, "n_curves": 30, "seed": 7, "method": "mbd", "path": str(SALES),
                     "query": "simulate 30 curves with seed 7 using MBD"}
+    # the step's only tool does not take "junk": validation names the accepted arguments, never drops it
+    with pytest.raises(ToolInputError, match="unknown argument\\(s\\) junk; accepted: alpha, method"):
+        validate_args(curves, args)
+    fallback = PlanStep(1, "simulate", ("curves", "other"), args={"junk": 1})
+    assert "junk" not in HeuristicInputGenerator().generate(fallback, curves, ctx), "with fallbacks each tool takes its own"
 
 
 def test_heuristic_inputs_leave_unknown_values_to_schema_defaults() -> None:

@@ -86,3 +86,20 @@ def test_every_clause_is_decided_exactly_once(request: str) -> None:
     parts = len(cov.covered) + len(cov.uncovered) + len(cov.out_of_scope)
     assert parts == len(cov.clauses)
     assert cov.complete == (not cov.uncovered and not cov.out_of_scope)
+
+
+def test_verification_checks_the_kind_of_result_the_clause_asks_for() -> None:
+    from planexec.models import PlanStep
+    from planexec.tools.base import ToolContext, ToolOutput
+    from planexec.verifier import heuristic_verdict
+
+    figure_only = ToolOutput({"fig_cells": "cells.png"}, artifacts=["out/cells.png"])
+    asks_number = PlanStep(1, "Figure: cells", ("run_capability",), serves="how many cells are active")
+    verdict = heuristic_verdict(asks_number, figure_only, ToolContext())
+    assert not verdict.ok and "asks for a number" in verdict.reason
+    asks_plot = PlanStep(1, "Count cells", ("run_capability",), serves="plot the cells")
+    verdict = heuristic_verdict(asks_plot, ToolOutput({"n_cells": 6}, results={"n_cells": 6}), ToolContext())
+    assert not verdict.ok and "asks for a figure" in verdict.reason
+    assert heuristic_verdict(PlanStep(1, "Count cells", ("t",), serves="how many cells are there"),
+                             ToolOutput({"n_cells": 6}), ToolContext()).ok
+    assert heuristic_verdict(asks_plot, figure_only, ToolContext()).ok

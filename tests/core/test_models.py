@@ -239,3 +239,21 @@ def test_usage_arithmetic() -> None:
 def test_plan_step_lookup_names_the_steps() -> None:
     with pytest.raises(KeyError, match=r"no step 9 in plan \(steps: \[1\]\)"):
         plan(step(1, "a")).step(9)
+
+
+def test_user_built_dataclasses_accept_lists_and_store_tuples() -> None:
+    """Issue 12 item 7: lists (as JSON plans and most callers write them) are stored as tuples."""
+    from planexec.models import Evaluation, StepResult, ToolAttempt
+    from planexec.plan import Plan, PlanStep
+
+    step = PlanStep(step_num=1, goal="g", primary_tools=["a"], fallback_tools=["b"], depends_on=[],
+                    inputs=["x"], outputs=["y"])
+    assert step.tools == ("a", "b") and step.inputs == ("x",) and step.outputs == ("y",) and step.depends_on == ()
+    assert Plan([step]).steps == (step,)
+    assert PlanStep(2, "g", "a", depends_on=1).primary_tools == ("a",)
+    assert PlanStep(2, "g", "a", depends_on=1).depends_on == (1,)
+    attempt = ToolAttempt("a", {}, True, artifacts=["f.png"])
+    assert attempt.artifacts == ("f.png",)
+    assert Evaluation(concerns=["slow"]).concerns == ("slow",)
+    assert StepResult(step, "succeeded", attempts=[attempt]).attempts == (attempt,)
+    assert PlanStep.from_dict(step.to_dict()) == step

@@ -133,8 +133,8 @@ def test_llm_planner_includes_files_and_completed_work() -> None:
     assert f"Files given: {SALES}" in prompt and "step 2 failed: boom" in prompt and "> Calcium transients" in prompt
 
 
-def test_a_clause_matching_no_tool_joins_its_neighbours_goal() -> None:
-    """Nothing the user said is dropped from the plan: unmatched clauses become part of a goal."""
+def test_a_step_says_what_it_does_and_keeps_the_clauses_it_serves() -> None:
+    """The goal is the tool's title; the clause it serves is kept beside it; clauses asking nothing are skipped."""
     from planexec.planner_heuristic import HeuristicPlanner
     from planexec.protocols import PlanningContext
     from planexec.similarity import KeywordScorer
@@ -144,5 +144,6 @@ def test_a_clause_matching_no_tool_joins_its_neighbours_goal() -> None:
         "Please be quick, then analyze data/examples/sales.csv and tell me the average revenue", default_registry()))
     (step,) = plan.steps
     assert step.primary_tools == ("describe_table",)
-    for part in ("quick", "sales.csv", "average revenue"):
-        assert part in step.goal
+    assert step.goal == "Describe table"
+    assert step.serves == "tell me the average revenue", "'analyze <file>' only names the input"
+    assert step.args == {"column": "revenue"}

@@ -37,18 +37,41 @@ FIRST = plan_json(
     {"step_num": 3, "goal": "use the data", "primary_tools": ["nap"], "depends_on": [2], "args": {"name": "use"}},
 )
 REVISED = plan_json(
-    {"step_num": 1, "goal": "fetch the data another way", "primary_tools": ["nap"], "args": {"name": "fetched"}},
+    {"step_num": 1, "goal": "fetch the data another way", "primary_tools": ["fetch_mirror"], "args": {"name": "fetched"}},
     {"step_num": 2, "goal": "use the data", "primary_tools": ["nap"], "depends_on": [1], "args": {"name": "use"}},
 )
 FAILS_AGAIN = plan_json(
-    {"step_num": 1, "goal": "fetch the data yet another way", "primary_tools": ["fail"], "args": {"name": "again"}},
+    {"step_num": 1, "goal": "fetch the data yet another way", "primary_tools": ["fetch_backup"], "args": {"name": "again"}},
 )
+
+
+def replan_tools(calls: Calls) -> ToolRegistry:
+    """`nap` and `fail`, plus tools whose descriptions serve "fetch the data" (one works, one raises)."""
+    registry = nap_tools(calls)
+
+    @tool(type="data")
+    def fetch_mirror(name: str) -> ToolOutput:
+        """Fetch the data from a mirror, then publish len(name) under the name."""
+        calls.enter(name)
+        calls.leave()
+        return ToolOutput({"name": name}, summary=f"fetched {name}", results={name: len(name)})
+
+    @tool(type="data")
+    def fetch_backup(name: str = "") -> str:
+        """Fetch the data from the backup server (which is down: always raises)."""
+        calls.enter(f"fail:{name}")
+        calls.leave()
+        raise RuntimeError(f"{name} is broken")
+
+    registry.register(fetch_mirror)
+    registry.register(fetch_backup)
+    return registry
 
 
 def run_scripted(outputs: list[str], max_replans: int, rec: Recorder | None = None,
                  calls: Calls | None = None) -> tuple[RunResult, ScriptedLLM]:
     llm = ScriptedLLM(outputs)
-    orch = Orchestrator(tools=nap_tools(calls or Calls()), config=config(max_replans=max_replans),
+    orch = Orchestrator(tools=replan_tools(calls or Calls()), config=config(max_replans=max_replans),
                         components=llm_parts(llm))
     return orch.run("fetch the data and use it", on_event=rec), llm
 
@@ -70,6 +93,20 @@ def test_scripted_replan_recovers_with_a_working_tool() -> None:
     prompt = llm.calls[1]["messages"][-1].content
     assert "warm up" in prompt and "step 2 (fetch the data) failed" in prompt
     assert calls.count["use"] == 1, "the old step 3 never ran; its replacement did"
+    assert result.replans[0]["substitutes"] == [4]
+
+
+def test_a_substitute_that_does_something_else_is_not_taken() -> None:
+    """A replacement whose tool does not serve the failed step's goal leaves the step failed: partial, with why."""
+    unrelated = plan_json(
+        {"step_num": 1, "goal": "fetch the data another way", "primary_tools": ["nap"], "args": {"name": "nap"}},
+    )
+    result, llm = run_scripted([FIRST, unrelated], max_replans=1)
+    assert len(llm.calls) == 2
+    assert result.status == "partial"
+    assert "new_steps" not in result.replans[0]
+    assert 'coverage decision for "fetch the data"' in result.replans[0]["rejected"]
+    assert [(s.step.step_num, s.status) for s in result.steps] == [(1, "succeeded"), (2, "failed"), (3, "skipped")]
 
 
 def test_no_replan_when_max_replans_is_zero() -> None:
@@ -173,7 +210,7 @@ def test_replan_keeps_a_step_that_is_still_running() -> None:
 
     @tool(type="data")
     def fixed(name: str) -> ToolOutput:
-        """Works; lets the slow step finish."""
+        """Does the flaky part another way (works); lets the slow step finish."""
         release.set()
         return ToolOutput({"name": name}, results={name: 2})
 

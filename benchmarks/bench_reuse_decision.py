@@ -1,0 +1,59 @@
+"""Held-out precision/recall of the coverage (reuse) decision, k-fold by action, next to plain cosine.
+
+    HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/bench_reuse_decision.py [--embedder auto|none] [--k 5]
+
+Pairs: data/calibration/coverage_pairs.json (every starter capability and built-in tool). Each
+fold holds out whole actions; the threshold is fitted on the other folds' pairs only. Set a was
+used while the rules changed; set b was written after the last change (the honest figure).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from planexec.actions import actions_from
+from planexec.knowledge.calibration import KFoldReport, kfold_coverage, load_coverage_pairs
+from planexec.knowledge.store import default_seed_dir, read_capability_dir
+from planexec.similarity import default_scorer
+from planexec.tools import default_registry
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--embedder", default="auto", help="auto (packaged MiniLM) or none (keywords)")
+    parser.add_argument("--k", type=int, default=5)
+    parser.add_argument("--errors", action="store_true", help="list every wrong held-out decision")
+    parser.add_argument("--penalties", default="0.1", help="penalties per unnamed specific to choose from, e.g. 0.1,0.2,0.3")
+    args = parser.parse_args()
+    actions = actions_from(default_registry(), read_capability_dir(default_seed_dir()))
+    pairs = load_coverage_pairs()
+    dev = [p for p in pairs if p.set == "a"]
+    fresh = [p for p in pairs if p.set == "b"]
+    scorer = default_scorer(args.embedder)
+    print(f"scorer {scorer.name}, {args.k} folds by action (thresholds fitted on the other folds only)")
+    pens = tuple(float(x) for x in args.penalties.split(","))
+    show(f"set a ({len(dev)} pairs; the rules were changed while looking at these)",
+         kfold_coverage(dev, actions, scorer, k=args.k, penalties=pens), args.errors)
+    show(f"set b ({len(fresh)} pairs written after the last rule change; thresholds fitted on set a)",
+         kfold_coverage(dev, actions, scorer, k=args.k, test=fresh, penalties=pens), args.errors)
+
+
+def show(title: str, report: KFoldReport, errors: bool) -> None:
+    print()
+    print(title)
+    print(f"{'fold':>4} {'pairs':>5} | {'penalty':>7} {'decision t':>10} {'P':>6} {'R':>6} | {'cosine t':>8} {'P':>6} {'R':>6}")
+    for i, f in enumerate(report.folds, 1):
+        print(f"{i:>4} {f.n_pairs:>5} | {f.penalty:>7.2f} {f.threshold:>10.3f} {f.precision:>6.3f} {f.recall:>6.3f} | "
+              f"{f.cosine_threshold:>8.3f} {f.cosine_precision:>6.3f} {f.cosine_recall:>6.3f}")
+    print(f"held-out, pooled: decision P {report.precision:.3f} R {report.recall:.3f} | "
+          f"cosine P {report.cosine_precision:.3f} R {report.cosine_recall:.3f}")
+    print(f"plain cosine at its best threshold on all pairs (optimistic, not held-out): t {report.cosine_best_threshold:.3f} "
+          f"P {report.cosine_best_precision:.3f} R {report.cosine_best_recall:.3f}")
+    print(f"goal: precision >= 0.95 with recall >= 0.90 -> "
+          f"{'met' if report.precision >= 0.95 and report.recall >= 0.90 else 'NOT met'}")
+    if errors:
+        print(*report.errors, sep="\n")
+
+
+if __name__ == "__main__":
+    main()

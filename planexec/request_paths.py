@@ -43,11 +43,17 @@ def existing_paths_in(text: str) -> list[Path]:
 
 
 def without_paths(text: str) -> str:
-    """`text` with each existing path written in it (quoted or not) replaced by "the file"."""
+    """`text` with each existing path written in it (quoted or not) reduced to its file name, spaces as _.
+
+    What a clause asks does not depend on where its file lives: "Analyze "/tmp/my data/s.csv""
+    reads like "Analyze s.csv" to the coverage decision.
+    """
     out = text
     for raw in sorted(paths_in(text), key=len, reverse=True):
-        if Path(raw).expanduser().exists():
+        plain_relative = not raw.startswith(("/", "~")) and " " not in raw and raw in text.split()
+        if Path(raw).expanduser().exists() and not plain_relative:  # a plain relative path reads as before
+            name = Path(raw).name.replace(" ", "_")
             for quote in ('"', "'", "`"):
-                out = out.replace(f"{quote}{raw}{quote}", "the file")
-            out = out.replace(raw, "the file")
+                out = out.replace(f"{quote}{raw}{quote}", name)
+            out = out.replace(raw, name)
     return out

@@ -35,7 +35,7 @@ def test_home_paths_expand_and_existing_paths_become_the_file(tmp_path: Path, mo
     monkeypatch.setenv("HOME", str(tmp_path))
     (tmp_path / "t.csv").write_text("a\n1\n")
     assert existing_paths_in("Analyze ~/t.csv") == [tmp_path / "t.csv"]
-    assert without_paths("Analyze ~/t.csv and sum it") == "Analyze the file and sum it"
+    assert without_paths("Analyze ~/t.csv and sum it") == "Analyze t.csv and sum it"
 
 
 @pytest.mark.parametrize("style", ["absolute", "quoted with spaces", "home"])

@@ -39,16 +39,14 @@ class AdditivePlanner:
         offline_actions = reachable(actions_from(ctx.tools, ctx.capabilities), _roots(ctx))
         if ctx.failure or not offline_actions:  # a replan, or only code tools: nothing offline to keep
             return self.llm_planner.plan(ctx)
-        cov = self.coverage(ctx)
-        if cov.complete or cov.out_of_scope or not cov.uncovered:
-            try:
-                plan = self.offline.plan(ctx)
-            except PlanValidationError:  # the tools cannot be chained from the inputs offline: the model may
-                if cov.out_of_scope:
-                    raise
-                return self.llm_planner.plan(ctx)
-            return dataclasses.replace(plan, rationale="every clause is covered by the library; planned offline "
-                                       f"({plan.rationale})" if cov.complete else plan.rationale)
+        try:  # what the offline planner plans is served exactly as offline
+            return self.offline.plan(ctx)
+        except NotCovered as exc:
+            cov = exc.coverage
+        except PlanValidationError:  # the tools cannot be chained from the inputs offline: the model may
+            return self.llm_planner.plan(ctx)
+        if cov.out_of_scope or not cov.uncovered:  # refused offline, refused here: never sent to the model
+            raise NotCovered(cov)
         computed = [c.clause for c in cov.covered if c.served_by != INPUT]
         wanted = [c.clause for c in cov.uncovered]
         try:

@@ -50,7 +50,7 @@ def without_paths(text: str) -> str:
     """
     out = text
     for raw in sorted(paths_in(text), key=len, reverse=True):
-        plain_relative = not raw.startswith(("/", "~")) and " " not in raw and raw in text.split()
+        plain_relative = not raw.startswith(("/", "~")) and " " not in raw and raw in [w.strip(",.;:!?") for w in text.split()]
         if Path(raw).expanduser().exists() and not plain_relative:  # a plain relative path reads as before
             name = Path(raw).name.replace(" ", "_")
             for quote in ('"', "'", "`"):

@@ -11,6 +11,7 @@ from typing import Any
 from planexec.errors import ConfigError
 
 BACKENDS = ("auto", "none", "openai", "anthropic")
+PURPOSES = ("plan", "arguments", "verification", "code", "answer")
 
 
 @dataclass(frozen=True)
@@ -27,6 +28,22 @@ class Config:
     """Seconds before one LLM request times out."""
     llm_max_retries: int = 4
     """Retries of a transient LLM error (429, 5xx, timeout, connection)."""
+    timeout: float = 600.0
+    """Deadline of a whole run in seconds: model calls, retries and steps stop when it passes."""
+    llm_max_calls: int = 40
+    """Most model requests one run may send, retries and re-asks included."""
+    llm_max_tokens: int = 60_000
+    """Most model tokens (prompt + completion) one run may spend."""
+    max_tokens_plan: int = 1024
+    """Longest model reply when writing a plan."""
+    max_tokens_arguments: int = 384
+    """Longest model reply when filling a tool's arguments."""
+    max_tokens_verification: int = 160
+    """Longest model reply when judging a step's output."""
+    max_tokens_code: int = 1536
+    """Longest model reply when writing code."""
+    max_tokens_answer: int = 512
+    """Longest model reply when writing the answer."""
     max_consecutive_errors: int = 3
     """Circuit breaker: this many tool errors in a row (in the order they happen) abort the run; 0 never."""
     max_parallel: int = 4
@@ -68,9 +85,18 @@ class Config:
         if unknown:
             raise ConfigError(f"unknown setting(s) {sorted(unknown)}")
         cfg = cls(**values)
+        if cfg.timeout <= 0:
+            raise ConfigError(f"timeout must be a positive number of seconds, got {cfg.timeout}")
         if cfg.llm not in BACKENDS:
             raise ConfigError(f"unknown LLM backend {cfg.llm!r}; choose one of {', '.join(BACKENDS)}")
         return cfg
+
+    def max_tokens(self, purpose: str) -> int:
+        """The reply length for one purpose: plan, arguments, verification, code or answer."""
+        try:
+            return int(getattr(self, f"max_tokens_{purpose}"))
+        except AttributeError:
+            raise ConfigError(f"unknown model purpose {purpose!r}; use one of {', '.join(PURPOSES)}") from None
 
     def replace(self, **changes: Any) -> Config:
         return dataclasses.replace(self, **changes)

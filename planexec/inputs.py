@@ -7,12 +7,13 @@ import re
 from pathlib import Path
 from typing import Any
 
+from planexec.errors import LLMError
 from planexec.llm.base import LLM, Message, complete_json
 from planexec.models import PlanStep
+from planexec.request_paths import paths_in
 from planexec.serialize import summarize
 from planexec.tools.base import Tool, ToolContext
 
-_PATH = re.compile(r"(?:[\w.~-]+/)*[\w.~-]+\.[A-Za-z0-9]{1,5}\b")
 _NUMBER = r"(\d+(?:\.\d+)?)"
 _TEXT_ARGS = ("query", "question", "request", "goal", "text", "prompt", "topic")
 
@@ -71,10 +72,13 @@ def _kinds(spec: dict[str, Any]) -> set[str]:
 
 
 def _path_from(texts: list[str], ctx: ToolContext) -> str | None:
+    given = {Path(f).name: str(f) for f in ctx.files}
     for text in texts:
-        for match in _PATH.findall(text):
-            if Path(match).exists() or any(Path(f).name == Path(match).name for f in ctx.files):
-                return next((str(f) for f in ctx.files if Path(f).name == Path(match).name), match)
+        for raw in paths_in(text):
+            if Path(raw).name in given:
+                return given[Path(raw).name]
+            if Path(raw).expanduser().exists():
+                return str(Path(raw).expanduser())
     return str(ctx.files[0]) if ctx.files else None
 
 
@@ -124,5 +128,8 @@ class LLMInputGenerator:
             "Reply with only the JSON arguments for this tool.",
         ]
         prompt = "\n".join(line for line in lines if line)
-        args = complete_json(self.llm, [Message("user", prompt)], schema, what="tool arguments")
+        try:
+            args = complete_json(self.llm, [Message("user", prompt)], schema, what="tool arguments")
+        except LLMError:  # a model can only add: when it fails, the offline arguments stand
+            return guess
         return {**args, **step.args}

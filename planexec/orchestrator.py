@@ -31,12 +31,13 @@ from planexec.executor import CircuitBreaker, GuidedExecutor, ToolApproval
 from planexec.inputs import HeuristicInputGenerator, LLMInputGenerator
 from planexec.learning import tool_learner
 from planexec.llm.base import LLM
+from planexec.llm.bounded import BoundedLLM
 from planexec.models import Plan, PlanStep, RunResult, StepResult
 from planexec.params import resolve as resolve_params
 from planexec.persist import bookkeep
+from planexec.planner_additive import AdditivePlanner
 from planexec.planner_heuristic import HeuristicPlanner
 from planexec.planner_llm import LLMPlanner
-from planexec.planner_reuse import ReuseFirstPlanner
 from planexec.protocols import InputGenerator, Planner, Synthesizer, Verifier
 from planexec.react import ReactLoop
 from planexec.replan import maybe_replan
@@ -46,7 +47,7 @@ from planexec.scheduler import Scheduler
 from planexec.similarity import default_scorer
 from planexec.state import RunState
 from planexec.status import run_status
-from planexec.synthesis import LLMSynthesizer, TemplateSynthesizer
+from planexec.synthesis import LLMSynthesizer, TemplateSynthesizer, not_done
 from planexec.tools import ToolRegistry, default_registry
 from planexec.verifier import StepVerifier
 
@@ -69,12 +70,13 @@ class Components:
             planner: Planner = HeuristicPlanner(_LazyScorer(config))
             return cls(planner, HeuristicInputGenerator(), StepVerifier(), default_evaluators(), TemplateSynthesizer())
         offline = HeuristicPlanner(_LazyScorer(config), coder_fallback=True)
+        bounded = llm if isinstance(llm, BoundedLLM) else BoundedLLM(llm, config)
         return cls(
-            ReuseFirstPlanner(LLMPlanner(llm), offline),
-            LLMInputGenerator(llm),
-            StepVerifier(llm, config.verify_with_llm),
+            AdditivePlanner(LLMPlanner(bounded.for_purpose("plan"), offline.scorer), offline),
+            LLMInputGenerator(bounded.for_purpose("arguments")),
+            StepVerifier(bounded.for_purpose("verification"), config.verify_with_llm),
             default_evaluators(),
-            LLMSynthesizer(llm),
+            LLMSynthesizer(bounded.for_purpose("answer")),
         )
 
 
@@ -90,8 +92,10 @@ class Orchestrator:
     ) -> None:
         self.config = config or Config.from_env()
         self.llm = llm
+        self.bounded = BoundedLLM(llm, self.config) if llm is not None else None
+        """The client as every part of a run uses it: bounded by the run's deadline and budget."""
         self.tools = tools if tools is not None else default_registry()
-        self.parts = components or Components.for_llm(llm, self.config)
+        self.parts = components or Components.for_llm(self.bounded, self.config)
         self.context = ContextBuilder()
 
     @classmethod
@@ -173,7 +177,10 @@ class Orchestrator:
         resolved = resolve_params(request, params)
         bus = EventBus([on_event] if on_event else [])
         out = output_dir or (new_run_dir(self.config.output_root) if self.config.write_outputs else None)
-        run = RunState(request.strip(), self.config, self.tools, bus, self.llm, paths, img, out, params=resolved)
+        if self.bounded is not None:
+            self.bounded.start_run()
+        code_llm = self.bounded.for_purpose("code") if self.bounded is not None else None
+        run = RunState(request.strip(), self.config, self.tools, bus, code_llm, paths, img, out, params=resolved)
         run.state["variables"] = {"params": dict(resolved.values)}
         if self.llm is not None:
             run.usage_start = self.llm.usage.copy()
@@ -187,6 +194,8 @@ class Orchestrator:
     def _plan(self, run: RunState, given: Plan | None) -> Plan:
         ctx = run.planning_context()
         plan = given if given is not None else self.parts.planner.plan(ctx)
+        if self.bounded is not None and given is None and plan.planner == HeuristicPlanner.name:
+            self.bounded.budget.close("the library covers every clause, so the run is exactly the offline one")
         plan.validate(run.tools.names(), ctx.available(), ctx.variable_tools())
         run.bus.emit(PlanCreated(plan.to_dict(), plan.planner or ("caller" if given else "")))
         return plan
@@ -219,17 +228,19 @@ class Orchestrator:
         started = time.perf_counter()
         # A run that needed no model call keeps needing none: its answer is templated.
         needed_llm = run.llm is not None and run.llm.usage.calls > run.usage_start.calls
-        synthesizer = self.parts.synthesizer if needed_llm or run.llm is None else TemplateSynthesizer()
+        status = _status(run, steps)  # a run that did not succeed gets the templated account of what happened
+        synthesizer = self.parts.synthesizer if (needed_llm or run.llm is None) and status == "succeeded" else TemplateSynthesizer()
         try:
             answer = (run.not_covered.message() if run.not_covered is not None
                       else synthesizer.synthesize(run.request, steps, run.results))
         except PlanexecError as exc:
             run.errors.append(f"synthesis failed, templated answer given instead: {exc}")
             answer = TemplateSynthesizer().synthesize(run.request, steps, run.results)
+        answer += not_done(run.plan, run.errors) if status != "succeeded" else ""
         run.timings["synthesis"] = time.perf_counter() - started
         run.timings["total"] = run.elapsed()
         result = RunResult(
-            request=run.request, plan=run.plan, steps=steps, answer=answer, status=_status(run, steps),
+            request=run.request, plan=run.plan, steps=steps, answer=answer, status=status,
             results=run.results, usage=run.llm.usage.minus(run.usage_start) if run.llm else run.usage_start,
             errors=run.errors + ([run.aborted] if run.aborted else []), artifacts=run.artifacts,
             output_dir=str(run.output_dir) if run.output_dir else None, timings=run.timings,
@@ -262,7 +273,10 @@ def _status(run: RunState, steps: list[StepResult]) -> str:
         return "rejected"
     if run.aborted:
         return "aborted"
-    return run_status(run.plan, steps, run.replans)
+    status = run_status(run.plan, steps, run.replans)
+    if status == "succeeded" and run.plan and run.plan.unplanned:  # a part of the request no step served
+        return "partial"
+    return status
 
 
 class _LazyScorer:

@@ -131,6 +131,8 @@ class Plan:
     steps: tuple[PlanStep, ...]
     rationale: str = ""
     planner: str = ""
+    unplanned: tuple[str, ...] = ()
+    """Parts of the request no step serves, each with why (e.g. the model's plan for them was invalid)."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.steps, tuple):
@@ -256,6 +258,7 @@ class Plan:
             "steps": [s.to_dict() for s in self.steps],
             "rationale": self.rationale,
             "planner": self.planner,
+            "unplanned": list(self.unplanned),
         }
 
     @classmethod
@@ -269,4 +272,5 @@ class Plan:
             steps=tuple(PlanStep.from_dict(s) for s in d["steps"]),
             rationale=str(d.get("rationale") or ""),
             planner=str(d.get("planner") or ""),
+            unplanned=tuple(str(u) for u in d.get("unplanned") or ()),
         )

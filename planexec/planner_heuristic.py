@@ -24,6 +24,7 @@ from planexec.coverage import (
 from planexec.errors import InputError, NotCovered, PlanValidationError
 from planexec.models import Plan, PlanStep
 from planexec.protocols import PlanningContext
+from planexec.request_paths import paths_in, without_paths
 from planexec.similarity import KeywordScorer, Scorer
 
 
@@ -62,9 +63,9 @@ class HeuristicPlanner:
     def coverage(self, ctx: PlanningContext, actions: list[Action], candidates: list[Action] | None = None,
                  roots: set[str] | None = None) -> Coverage:
         """The per-clause decision; raises NotCovered (or names the missing input) unless every clause is served."""
-        named_file = re.search(r"[\w./-]+\.(?:csv|tsv|json|npy|tiff?|png)\b", ctx.request)
-        has_input = bool(roots if roots is not None else _roots(ctx)) or named_file is not None
-        coverage = assess(ctx.request, actions, self.scorer, has_input=has_input)
+        named_file = paths_in(ctx.request)  # relative, absolute, ~ and quoted paths (planexec.request_paths)
+        has_input = bool(roots if roots is not None else _roots(ctx)) or bool(named_file)
+        coverage = assess(without_paths(ctx.request), actions, self.scorer, has_input=has_input)
         if coverage.complete:
             return coverage
         unreachable = [a for a in (candidates or ()) if a not in actions]

@@ -1,11 +1,17 @@
-"""Answer synthesis from all step results: templated offline, written by the LLM when one is set."""
+"""Answer synthesis from all step results: templated, or written by the LLM and kept only when grounded.
+
+A failed or partial run's answer is always templated from what happened; a model-written
+answer is used only when every number in it is found in the run's results.
+"""
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from typing import Any
 
+from planexec.errors import PlanexecError
 from planexec.llm.base import LLM, Message
 from planexec.models import StepResult
 from planexec.serialize import summarize
@@ -88,20 +94,98 @@ class TemplateSynthesizer:
         return "\n".join(lines).strip()
 
 
+class UngroundedAnswer(PlanexecError):
+    """The model's answer states something the run's results do not hold; the templated answer is used."""
+
+
+_NUMBER = re.compile(r"(?<![\w.])-?\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?%?")
+
+
+def numbers_in(text: str) -> list[tuple[float, float, bool]]:
+    """Each number written in `text`: its value, the rounding its digits allow, and whether it is a percentage."""
+    out = []
+    for raw in _NUMBER.findall(text):
+        pct = raw.endswith("%")
+        body = raw.rstrip("%").replace(",", "")
+        try:
+            value = float(body)
+        except ValueError:
+            continue
+        mantissa = re.split(r"[eE]", body)[0]
+        decimals = len(mantissa.split(".")[1]) if "." in mantissa else 0
+        out.append((value, 0.5 * 10 ** -decimals * (10 ** int(re.split(r"[eE]", body)[1]) if "e" in body.lower() else 1), pct))
+    return out
+
+
+def _facts(request: str, steps: Sequence[StepResult], results: dict[str, Any], limit: int = 5000) -> list[float]:
+    """Every number the run can vouch for: its results (nested), step summaries and goals, and the request."""
+    pool: list[float] = [float(n) for n in range(len(steps) + 1)]
+    stack: list[Any] = [results]
+    while stack and len(pool) < limit:
+        v = stack.pop()
+        if isinstance(v, bool):
+            continue
+        if isinstance(v, (int, float)):
+            pool.append(float(v))
+        elif isinstance(v, dict):
+            stack.extend(v.values())
+        elif isinstance(v, (list, tuple)):
+            stack.extend(v[:500])
+        elif isinstance(v, str):
+            pool += [x for x, _, _ in numbers_in(v[:2000])]
+        elif hasattr(v, "tolist") and getattr(v, "size", 10**9) <= 500:
+            stack.append(v.tolist())
+    for text in [request, *(s.summary for s in steps), *(s.step.goal for s in steps)]:
+        pool += [x for x, _, _ in numbers_in(text or "")]
+    return pool
+
+
+def ungrounded(text: str, request: str, steps: Sequence[StepResult], results: dict[str, Any]) -> str:
+    """Why `text` may not be a run's answer ('' when every number in it is found in the results)."""
+    if not text.strip():
+        return "the model's answer was empty"
+    if "```" in text or text.lstrip()[:1] in "{[":
+        return "the model's answer is code or JSON, not an answer"
+    pool = _facts(request, steps, results)
+    for value, tol, pct in numbers_in(text):
+        candidates = [value / 100, value] if pct else [value]
+        if not any(abs(c - p) <= max(tol / (100 if pct and c != value else 1), 1e-9) + 5e-3 * abs(p)
+                   for c in candidates for p in pool):
+            return f"the model's answer states {value:g}{'%' if pct else ''}, which no result of the run holds"
+    return ""
+
+
+def not_done(plan: Any, errors: Sequence[str]) -> str:
+    """The lines a run that did not succeed adds to its answer: parts no step served, and what went wrong."""
+    lines = [f"- not done: {u}" for u in (getattr(plan, "unplanned", ()) or ())]
+    lines += [f"- {e.splitlines()[0]}" for e in errors if e.strip()]
+    return ("\n\nNot done:\n" + "\n".join(lines)) if lines else ""
+
+
 class LLMSynthesizer:
-    """The model writes the answer from the step summaries and key figures (never from truncated data)."""
+    """The model writes the answer from the step summaries and key figures; it is kept only if grounded.
+
+    Every number in the model's text must be found in the run's results (or its steps' summaries,
+    or the request); otherwise `UngroundedAnswer` says which, and the orchestrator gives the templated answer.
+    """
 
     def __init__(self, llm: LLM) -> None:
         self.llm = llm
 
     def synthesize(self, request: str, steps: Sequence[StepResult], results: dict[str, Any]) -> str:
+        if not steps or not all(s.ok for s in steps):  # a failed or partial run: what happened, templated
+            return TemplateSynthesizer().synthesize(request, steps, results)
         lines = [f"Request: {request}", "", "Step results:"]
         for s in steps:
             lines.append(f"- step {s.step.step_num} [{s.status}] {s.step.goal}: {s.summary}")
         scalars = {k: v for k, v in results.items() if isinstance(v, (int, float, str, bool))}
         lines += ["", "Key figures: " + json.dumps(scalars, default=str)[:4000], ""]
         lines.append(
-            "Answer the request from these results only, concisely, with the numbers. "
-            "If some steps failed, say what is missing."
+            "Answer the request from these results only, concisely, with the numbers as given. "
+            "State nothing the results do not hold."
         )
-        return self.llm.complete([Message("user", "\n".join(lines))]).text.strip()
+        text = self.llm.complete([Message("user", "\n".join(lines))]).text.strip()
+        why = ungrounded(text, request, steps, results)
+        if why:
+            raise UngroundedAnswer(why)
+        return text

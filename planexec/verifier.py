@@ -6,6 +6,7 @@ import math
 import re
 from typing import Any
 
+from planexec.errors import LLMError
 from planexec.llm.base import LLM, Message, complete_json
 from planexec.models import PlanStep, Verdict
 from planexec.serialize import summarize
@@ -134,5 +135,8 @@ class StepVerifier:
             f"Tool output: {output.summary or summarize(output.value, 1500)}\n"
             'Did the output achieve the goal? Reply with JSON {"ok": true|false, "reason": "..."}.'
         )
-        data = complete_json(self.llm, [Message("user", prompt)], _VERDICT_SCHEMA, what="verdict")
+        try:
+            data = complete_json(self.llm, [Message("user", prompt)], _VERDICT_SCHEMA, what="verdict")
+        except LLMError:  # a model can only add: when it fails, the offline verdict stands
+            return verdict
         return Verdict(bool(data["ok"]), str(data["reason"]), "llm")

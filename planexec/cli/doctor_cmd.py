@@ -56,17 +56,32 @@ def _writable(path: Path) -> bool:
 @click.command()
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.option("--repair", is_flag=True, help="Repair the home: stale locks, damaged caches and files, starters.")
+@click.option("--llm", type=click.Choice(["openai"]), default=None, help="Also check an LLM server of this kind.")
+@click.option("--base-url", default=None, help="The server to check (OpenAI-compatible), e.g. http://127.0.0.1:8011/v1.")
+@click.option("--model", default=None, help="The model expected on the server (default: the first it lists).")
 @verbose_option
 @handle_errors
-def doctor(as_json: bool, repair: bool, verbose: bool) -> None:
-    """Report the sandbox's confinement layers, libraries, API keys and paths, and check the home
-    (store integrity, caches, locks, disk space); exit 1 when the home has problems left."""
+def doctor(as_json: bool, repair: bool, llm: str | None, base_url: str | None, model: str | None,
+           verbose: bool) -> None:
+    """Report the sandbox's confinement layers, libraries, API keys and paths, check the home
+    (store integrity, caches, locks, disk space) and, with --llm, an LLM server. Exits 1 when
+    the home has problems left, 6 when the server is unusable."""
     from planexec.cli import doctor_home
 
     report = facts()
     report["home"] = doctor_home.home_report(repair)
+    server = None
+    if llm is not None:  # the LLM server check lives in its own module
+        from planexec.cli import doctor_llm
+
+        if not base_url:
+            raise click.UsageError("--llm openai needs --base-url URL of the server to check")
+        server = doctor_llm.check_server(base_url, model)
+        report["llm_server"] = server.to_dict()
     if as_json:
         click.echo(json.dumps(report, indent=2))
+        if server is not None and server.problems:
+            raise SystemExit(6)
         raise SystemExit(doctor_home.exit_code(report["home"]))
     out = console()
     out.print(f"[bold]planexec doctor[/bold]  Python {report['python']} on {report['platform']}")
@@ -86,6 +101,12 @@ def doctor(as_json: bool, repair: bool, verbose: bool) -> None:
     for key, present in report["llm_keys"].items():
         out.print(f"  {key:<18} {'set' if present else 'not set'}")
     doctor_home.render(out, report["home"], repair)
+    if server is not None:
+        from planexec.cli import doctor_llm
+
+        doctor_llm.render(server, out)
+        if server.problems:
+            raise SystemExit(6)
     raise SystemExit(doctor_home.exit_code(report["home"]))
 
 

@@ -115,11 +115,14 @@ def _exit_code(result: RunResult) -> int:
               help="An analysis parameter, e.g. diameter=10, fs=30, tau=1.0, neuropil_coefficient=0.7 (repeatable).")
 @click.option("--fs", type=float, default=None, help="Frame rate in Hz (overrides the movie's TIFF tags).")
 @click.option("--pixel-size", type=float, default=None, help="Pixel size in µm (overrides the movie's TIFF tags).")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Deadline of the whole run in seconds, model calls and retries included (default 600).")
 @verbose_option
 @handle_errors
 def run(request: str, files: tuple[str, ...], images: str | None, llm: str | None, model: str | None,
         base_url: str | None, plan_file: str | None, approve: bool, as_json: bool, output: str | None,
-        param_pairs: tuple[str, ...], fs: float | None, pixel_size: float | None, verbose: bool) -> None:
+        param_pairs: tuple[str, ...], fs: float | None, pixel_size: float | None, timeout: float | None,
+        verbose: bool) -> None:
     """Plan REQUEST, run each step with fallback tools and verification, and answer."""
     if images:
         prewarm()  # calcium runs use the sandbox: its imports overlap planning
@@ -129,7 +132,8 @@ def run(request: str, files: tuple[str, ...], images: str | None, llm: str | Non
             if not value > 0:
                 fail(f"--{name.replace('_', '-')} {value:g} must be a positive number (e.g. --fs 30, --pixel-size 0.8)", 2)
             params[name] = value
-    config = Config.from_env(llm=llm, model=model, base_url=base_url, output_root=Path(output) if output else None)
+    config = Config.from_env(llm=llm, model=model, base_url=base_url, output_root=Path(output) if output else None,
+                             timeout=timeout)
     plan = None
     if plan_file:
         try:

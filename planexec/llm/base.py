@@ -98,8 +98,13 @@ def complete_json(
     *,
     what: str = "answer",
     max_tokens: int | None = None,
+    loose: dict[str, Any] | None = None,
 ) -> Any:
-    """Ask for JSON matching `schema`; re-ask once with the validation error, then fail clearly."""
+    """Ask for JSON matching `schema`; re-ask once with the validation error, then fail clearly.
+
+    `loose` is the schema checked here when the caller checks some constraints itself (e.g. names
+    the server's grammar enforces by enum, which the caller resolves with a more precise message).
+    """
     import jsonschema
 
     convo = list(messages)
@@ -108,7 +113,7 @@ def complete_json(
         completion = llm.complete(convo, json_schema=schema, max_tokens=max_tokens)
         try:
             value = extract_json(completion.text)
-            jsonschema.validate(value, schema)
+            jsonschema.validate(value, loose or schema)
             return value
         except (ValueError, jsonschema.ValidationError) as exc:
             error = exc.message if isinstance(exc, jsonschema.ValidationError) else str(exc)

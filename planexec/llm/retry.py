@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 import tenacity
 
 from planexec.errors import ConfigError, LLMError, LLMUnreachable, PlanexecError
+from planexec.llm.budget import BudgetExhausted, current
 
 T = TypeVar("T")
 
@@ -63,9 +64,11 @@ class RetryPolicy:
         """Seconds before the next attempt: the server's Retry-After if it gave one."""
         exc = state.outcome.exception() if state.outcome else None
         hinted = retry_after(_headers(exc)) if exc is not None else None
-        if hinted is not None:
-            return min(hinted, self.retry_after_cap)
-        return self.backoff(state.attempt_number)
+        wait = min(hinted, self.retry_after_cap) if hinted is not None else self.backoff(state.attempt_number)
+        scope = current()
+        if scope is not None:  # never sleep past the run's deadline: the next attempt reports it
+            wait = max(0.0, min(wait, scope[0].remaining()))
+        return wait
 
 
 def retry_after(headers: Mapping[str, str] | None) -> float | None:
@@ -143,8 +146,9 @@ class ProviderErrors:
         where = f"{self.provider} at {self.base_url}"
         tries = f" after {attempts} attempt(s)" if attempts > 1 else ""
         if isinstance(exc, self.timeout):
+            cause = f" ({exc.__cause__})" if exc.__cause__ and str(exc.__cause__) else ""
             return LLMUnreachable(
-                f"{where} did not answer in time{tries}; check the server is running and "
+                f"{where} did not answer in time{tries}{cause}; check the server is running and "
                 "responsive, raise PLANEXEC_LLM_TIMEOUT, or use --llm none"
             )
         if isinstance(exc, self.connection):
@@ -193,11 +197,27 @@ def call_with_retries(
         reraise=True,
     )
     attempts = 0
+    last: BaseException | None = None
 
     def counted() -> T:
-        nonlocal attempts
+        nonlocal attempts, last
+        scope = current()
+        if scope is not None:
+            try:
+                scope[0].charge_request(scope[1])
+            except BudgetExhausted as spent:
+                if last is not None:  # say what the retries were about, in the same line
+                    raise BudgetExhausted(f"{spent}; last error from {errors.provider} at {errors.base_url} "
+                                          f"after {attempts} attempt(s): {errors.translate(last, attempts)}",
+                                          spent.which) from last
+                raise BudgetExhausted(f"{spent} (before asking {errors.provider} at {errors.base_url})",
+                                      spent.which) from None
         attempts += 1
-        return fn()
+        try:
+            return fn()
+        except Exception as exc:
+            last = exc
+            raise
 
     try:
         return retrying(counted)
@@ -217,7 +237,13 @@ def sdk_client(sdk: Any, client_class: str, provider: str, key_env: str, api_key
     The openai and anthropic SDKs share this shape: a client class taking api_key, base_url,
     timeout and max_retries, and APIConnectionError / APITimeoutError / APIStatusError.
     """
-    client = getattr(sdk, client_class)(api_key=api_key, base_url=base_url, timeout=timeout, max_retries=0)
+    import httpx2
+
+    from planexec.llm.transport import DeadlineTransport
+
+    http = httpx2.Client(transport=DeadlineTransport(timeout), timeout=timeout)
+    client = getattr(sdk, client_class)(api_key=api_key, base_url=base_url, timeout=timeout, max_retries=0,
+                                        http_client=http)
     errors = ProviderErrors(
         provider=provider,
         key_env=key_env,

@@ -40,7 +40,7 @@ def test_generated_capability_is_saved_then_reused_without_llm(tmp_path: Path) -
     repeat = orch.run(PARAPHRASE, images=IMAGES)
     assert repeat.status == "succeeded", repeat.errors
     assert llm.usage.calls == 3, "the repeat made an LLM call"
-    assert repeat.usage.calls == 0 and repeat.plan.planner == "reuse"
+    assert repeat.usage.calls == 0 and repeat.plan.planner == "heuristic"  # covered: exactly the offline plan
     ran = [s.step.args.get("capability_id") for s in repeat.steps]
     assert saved in ran and all(s.tool == "run_capability" for s in repeat.steps)
     np.testing.assert_allclose(repeat.results["dff_skewness"], first.results["dff_skewness"])

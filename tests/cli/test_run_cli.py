@@ -124,7 +124,7 @@ def _closed_port() -> int:
 
 def test_an_unreachable_base_url_fails_fast_and_says_so() -> None:
     url = f"http://127.0.0.1:{_closed_port()}/v1"
-    r = invoke("run", "hello there", "--llm", "openai", "--base-url", url,
+    r = invoke("run", "compute the spectral entropy of each trace", "--llm", "openai", "--base-url", url,
                env={"PLANEXEC_LLM_TIMEOUT": "2", "PLANEXEC_LLM_MAX_RETRIES": "0"})
     assert r.exit_code == 1
     text = r.output

@@ -10,7 +10,7 @@ from planexec.actions import split_clauses
 from planexec.errors import LLMError, PlanValidationError
 from planexec.llm import ScriptedLLM
 from planexec.planner_heuristic import HeuristicPlanner
-from planexec.planner_llm import PLAN_SCHEMA, LLMPlanner
+from planexec.planner_llm import LLMPlanner, offer_for, plan_schema
 from planexec.protocols import PlanningContext
 from planexec.similarity import KeywordScorer, tokens
 from planexec.tools import ToolRegistry, default_registry, tool
@@ -94,7 +94,8 @@ def test_llm_planner_shows_the_catalogue_and_parses_the_plan() -> None:
     assert p.planner == "llm" and p.rationale == "scripted"
     assert [s.primary_tools for s in p.steps] == [("steady",), ("double",)]
     call = llm.calls[0]
-    assert call["json_schema"] == PLAN_SCHEMA
+    assert call["json_schema"] == plan_schema(offer_for(ctx(), None))
+    assert call["json_schema"]["properties"]["steps"]["items"]["properties"]["primary_tools"]["items"]["enum"]
     prompt = call["messages"][1].content
     assert "Request: do the thing" in prompt and "- steady [data]: Always works." in prompt
 
@@ -105,7 +106,7 @@ def test_llm_planner_reasks_once_when_the_plan_names_an_unknown_tool() -> None:
     p = LLMPlanner(llm).plan(ctx())
     assert len(p.steps) == 2 and len(llm.calls) == 2
     reask = llm.calls[1]["messages"][-1].content
-    assert "unknown tool(s) ['web_search']" in reask and "corrected plan" in reask
+    assert "'web_search', which is not an offered id" in reask and "corrected plan" in reask
 
 
 def test_llm_planner_fails_clearly_after_two_invalid_plans() -> None:

@@ -1,0 +1,120 @@
+"""Bounds on model use: max_tokens per purpose, one run deadline, request/token budgets, slow bodies cut."""
+
+from __future__ import annotations
+
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+from planexec.config import Config
+from planexec.errors import ConfigError, LLMError
+from planexec.llm import ScriptedLLM
+from planexec.llm.base import Message
+from planexec.llm.bounded import BoundedLLM
+from planexec.llm.budget import BudgetExhausted, RunBudget
+from planexec.llm.openai_chat import OpenAIChat
+from planexec.llm.retry import RetryPolicy
+
+HI = [Message("user", "hi")]
+
+
+class _Recorder(ScriptedLLM):
+    def complete(self, messages: Any, **kw: Any) -> Any:  # records max_tokens as sent
+        self.sent = kw.get("max_tokens")
+        return super().complete(messages, **kw)
+
+
+def test_each_purpose_gets_its_configured_reply_length() -> None:
+    cfg = Config(max_tokens_plan=111, max_tokens_answer=22)
+    inner = _Recorder(["a", "b"])
+    bounded = BoundedLLM(inner, cfg)
+    bounded.for_purpose("plan").complete(HI)
+    assert inner.sent == 111
+    bounded.for_purpose("answer").complete(HI)
+    assert inner.sent == 22
+    with pytest.raises(ConfigError, match="unknown model purpose 'poem'"):
+        bounded.for_purpose("poem")
+
+
+def test_the_request_budget_counts_every_call_and_stops_with_which_budget() -> None:
+    bounded = BoundedLLM(ScriptedLLM(["a"] * 5), Config(llm_max_calls=2))
+    bounded.start_run()
+    bounded.complete(HI)
+    bounded.complete(HI)
+    with pytest.raises(BudgetExhausted, match="budget of 2 model requests is spent") as caught:
+        bounded.complete(HI, purpose="plan")
+    assert caught.value.which == "calls" and "plan request" in str(caught.value)
+    bounded.start_run()  # a new run gets a fresh budget
+    assert bounded.complete(HI).text == "a"
+
+
+def test_the_token_budget_and_the_deadline_stop_a_run() -> None:
+    bounded = BoundedLLM(ScriptedLLM(["x" * 400] * 3), Config(llm_max_tokens=50))
+    bounded.start_run()
+    bounded.complete(HI)
+    with pytest.raises(BudgetExhausted, match="model tokens is spent"):
+        bounded.complete(HI)
+    budget = RunBudget.starting_now(0.01, 10, 10)
+    time.sleep(0.02)
+    with pytest.raises(BudgetExhausted, match=r"deadline \(0.01 s\) passed during the plan request"):
+        budget.check("the plan request")
+
+
+def test_a_closed_budget_refuses_every_call_and_says_why() -> None:
+    bounded = BoundedLLM(ScriptedLLM(["a"]), Config())
+    bounded.start_run().close("the library covers every clause")
+    with pytest.raises(BudgetExhausted, match="no model call for the answer request: the library covers"):
+        bounded.complete(HI)
+
+
+class _Trickle(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *a: Any) -> None:
+        pass
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        body = b'{"choices": [{"message": {"content": "ok"}}]}' + b" " * 200
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        try:
+            for b in body:
+                self.wfile.write(bytes([b]))
+                self.wfile.flush()
+                time.sleep(0.1)
+        except OSError:
+            pass
+
+
+@pytest.fixture
+def trickle_url() -> Any:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Trickle)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    server.shutdown()
+    server.server_close()
+
+
+def test_a_server_trickling_bytes_is_cut_at_the_run_deadline(trickle_url: str) -> None:
+    """Each read arrives well within the 30 s read timeout; only the whole-request deadline can end it."""
+    client = OpenAIChat("m", "k", trickle_url, timeout=30, retry=RetryPolicy(max_retries=3, base=0.05, cap=0.1))
+    bounded = BoundedLLM(client, Config(timeout=1.5))
+    bounded.start_run()
+    started = time.monotonic()
+    try:
+        with pytest.raises(LLMError) as caught:
+            bounded.complete(HI)
+    finally:
+        client.close()
+    took = time.monotonic() - started
+    assert took < 4, took
+    message = str(caught.value)
+    assert trickle_url in message and "\n" not in message
+    assert "deadline" in message or "still arriving" in message

@@ -53,6 +53,7 @@ _LEXICON: list[tuple[str, str, str]] = [
     ("segmentation", "adaptive_threshold", r"(?:adaptive|local) threshold\w*"),
     ("segmentation", "blob_log", r"blob\w*|laplacian of gaussian"),
     ("segmentation", "cellpose", r"cellpose"),
+    ("segmentation", "activity", r"from (?:their|its) activity|activity[- ]based"),
     ("segmentation", "kmeans", r"k[- ]?means"),
     ("detection", "find_peaks", r"find[_ ]peaks|peak[- ]detection|peak[- ]finding"),
     ("detection", "deconvolution", r"deconvol\w*|oasis|spike inference"),

@@ -78,6 +78,8 @@ _OBJECTS = {
 }
 _OBJECT_RES = {k: re.compile(v, re.IGNORECASE) for k, v in _OBJECTS.items()}
 
+_ANALYSIS_PARAMETER = re.compile(r"parameter [0-9.e+-]+(?:px|hz|ms|s|um|µm)$")
+
 
 def objects(text: str) -> frozenset[str]:
     """The domain objects a text names (cells, events, images, curves, tables...)."""
@@ -275,6 +277,9 @@ class Judge:
         terms = compare_terms(asked, extract_terms(text))  # type: ignore[arg-type]
         if action.numeric_args:  # a number given to a tool with numeric parameters is an argument, not a specific
             terms = dataclasses.replace(terms, unspecified=[u for u in terms.unspecified if not u.startswith("parameter")])
+        # "cells about 8 px wide, imaged at 15 Hz" are analysis parameters (planexec.params), which
+        # reach every capability as `params`: they do not make a clause more specific than its action.
+        terms = dataclasses.replace(terms, unspecified=[u for u in terms.unspecified if not _ANALYSIS_PARAMETER.match(u)])
         wants_plot = "plot" in asked.groups.get("action", frozenset())  # type: ignore[attr-defined]
         ok, score, reason = self.policy.decide(semantic, terms, None)
         unnamed = sorted(things - objects(text)) if self.check_objects else []

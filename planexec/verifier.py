@@ -57,6 +57,17 @@ _ASKS_NUMBER = re.compile(r"\bhow (?:many|much|large|big|fast|often|long)\b|\bnu
 _FIGURE_FILES = (".png", ".svg", ".pdf", ".jpg")
 
 
+_ASKS_COUNT = re.compile(r"\bhow many\b|\bnumber of\b", re.I)
+
+
+def _scalar(value: Any) -> bool:
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, (int, float)):
+        return math.isfinite(value)
+    return _numeric(value) and getattr(value, "size", 0) == 1
+
+
 def _numeric(value: Any) -> bool:
     if isinstance(value, bool):
         return False
@@ -80,6 +91,9 @@ def goal_verdict(step: PlanStep, output: ToolOutput, names: dict[str, Any]) -> V
     if "save" in actions and not files:
         return Verdict(False, f'"{step.serves}" asks for a file and the step wrote none', "heuristic")
     wants_number = "plot" not in actions and (_ASKS_NUMBER.search(step.serves) or "count" in asked.get("statistic", ()))
+    if wants_number and _ASKS_COUNT.search(step.serves) and not any(_scalar(v) for v in names.values()):
+        # "how many" is answered by one number; a per-ROI array (labels, iscell) is not a count.
+        return Verdict(False, f'"{step.serves}" asks for a number (how many) and the output holds no single number', "heuristic")
     if wants_number and not any(_numeric(v) for v in names.values()) and not any(
             isinstance(v, list) and v and all(_numeric(x) for x in v) for v in names.values()):
         return Verdict(False, f'"{step.serves}" asks for a number and the output holds none', "heuristic")

@@ -69,10 +69,10 @@ def test_counting_paraphrases_chain_back_to_images(request_text, planner, capabi
     plan = _plan_for(request_text, planner, capabilities)
     caps = _capabilities_in(plan)
     assert "count_cells" in caps
-    # registration, then activity-based segmentation (which keeps only ROIs whose own trace rises
-    # clear of noise, and adds silent cells the mean image shows), then the count
-    order = ["register_motion", "segment_cells", "count_cells"]
-    assert [c for c in caps if c in order] == order and len(caps) <= 5
+    # registration, activity-based segmentation, then classification before the count: counting
+    # every detected ROI over-counted on movies the segmentation was not tuned on
+    order = ["register_motion", "segment_cells", "classify_cells", "count_cells"]
+    assert [c for c in caps if c in order] == order and len(caps) <= 10
     assert plan.steps[0].inputs == ("images",)
     assert not {"segment_blobs", "extract_traces", "detect_events"} & set(caps), "superseded paths stay out"
 

@@ -99,4 +99,4 @@ def test_an_uncovered_request_goes_to_the_model_and_ends_honestly_by_its_deadlin
     if result.status == "succeeded":  # only with a result that names what was asked
         assert any("entropy" in k for k in result.results), result.results
     else:
-        assert result.errors or "Not done" in result.answer
+        assert result.errors or "Not done" in result.answer or "failed" in result.answer  # says what did not happen

@@ -31,12 +31,13 @@ def _series(name: str, data: np.ndarray, rois: Any, fs: float, unit: str, descri
 
 def write_nwb(res: CalciumResults, path: Path, version: str, identifier: str) -> Path:
     """Write `path` (.nwb) and return it; InputError when the frame rate is unknown."""
+    # checked before importing pynwb (0.5 s): a run without a frame rate pays nothing for NWB
+    fs = require_fs(Acquisition(fs=res.fs), "the NWB export (its times are in seconds)")
     from pynwb import NWBHDF5IO, NWBFile
     from pynwb.base import Images
     from pynwb.image import GrayscaleImage
     from pynwb.ophys import DfOverF, Fluorescence, ImageSegmentation, OpticalChannel
 
-    fs = require_fs(Acquisition(fs=res.fs), "the NWB export (its times are in seconds)")
     if not res.stat:
         raise InputError("the NWB export needs ROI masks and the run produced none; segment the cells first")
     source = res.inputs.get("path") or "unknown"

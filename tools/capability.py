@@ -13,6 +13,7 @@ from planexec.config import Config
 from planexec.context import capability_store
 from planexec.errors import ToolError
 from planexec.params import resolve as resolve_params
+from planexec.report_calcium import warm_figure_imports
 from planexec.serialize import summarize
 from planexec.tools.base import ToolContext, ToolOutput
 from planexec.tools.code import publishable, session_for
@@ -74,6 +75,7 @@ class RunCapability:
     requires_approval = False
 
     def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+        warm_figure_imports()  # the report draws these results; load its modules while the worker computes
         cap = _store(ctx).load(args["capability_id"])
         params = run_params(ctx)
         variables = ctx.state["variables"]

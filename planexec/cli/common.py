@@ -12,12 +12,14 @@ import sqlite3
 import sys
 import traceback
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
-from rich.console import Console
 
 from planexec.errors import ENV_ERRNOS, EnvironmentFailure, LLMError, PlanexecError, UsageError
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 F = TypeVar("F", bound=Callable[..., Any])
 ENVIRONMENT_EXIT = 6
@@ -25,6 +27,9 @@ INTERRUPTED_EXIT = 130
 
 
 def console(stderr: bool = False) -> Console:
+    """The rich console (imported here: rich costs 0.1 s, and a run prints its first line before that)."""
+    from rich.console import Console
+
     return Console(stderr=stderr, highlight=False, soft_wrap=True)
 
 

@@ -8,7 +8,7 @@ import sys
 import threading
 from contextlib import nullcontext
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -20,15 +20,12 @@ from planexec.cli.common import (
     interrupted,
     verbose_option,
 )
-from planexec.cli.render import LiveTree, plan_table
 from planexec.config import BACKENDS, Config
-from planexec.errors import UsageError
-from planexec.models import Plan, RunResult
-from planexec.orchestrator import Orchestrator
-from planexec.params import from_pairs
-from planexec.sandbox.forkserver import prewarm
-from planexec.serialize import summarize
-from planexec.tools import ToolRegistry, default_registry
+
+if TYPE_CHECKING:  # imported where used: a run prints its first line before these load (0.3 s)
+    from planexec.cli.render import LiveTree
+    from planexec.models import Plan, RunResult
+    from planexec.tools import ToolRegistry
 
 
 class _Approver:
@@ -55,14 +52,20 @@ class _Approver:
                 return False
 
     def plan(self, plan: Plan) -> Plan | None:
+        from planexec.cli.render import plan_table
+
         return plan if self._ask(plan_table(plan), "Run this plan?") else None
 
     def tool(self, name: str, args: dict[str, Any]) -> bool:
+        from planexec.serialize import summarize
+
         shown = ", ".join(f"{k}={summarize(v, 80)}" for k, v in args.items()) or "no arguments"
         return self._ask(f"Tool [bold]{name}[/] asks to run with {shown}", f"Run {name}?")
 
 
 def _print_result(result: RunResult, out: Any) -> None:
+    from planexec.serialize import summarize
+
     out.print()
     out.rule(f"[bold]{result.status}[/]")
     out.print(result.answer, markup=False)
@@ -124,8 +127,17 @@ def run(request: str, files: tuple[str, ...], images: str | None, llm: str | Non
         param_pairs: tuple[str, ...], fs: float | None, pixel_size: float | None, timeout: float | None,
         verbose: bool) -> None:
     """Plan REQUEST, run each step with fallback tools and verification, and answer."""
+    if not as_json:  # on screen within 0.1 s; the library, the sandbox and the tree follow
+        click.echo(f"planexec: starting ({'sandbox, ' if images else ''}tools and library loading)")
     if images:
+        from planexec.sandbox.forkserver import prewarm
+
         prewarm()  # calcium runs use the sandbox: its imports overlap planning
+    from planexec.cli.render import LiveTree
+    from planexec.models import Plan
+    from planexec.orchestrator import Orchestrator
+    from planexec.params import from_pairs
+
     params = from_pairs(param_pairs)
     for name, value in (("fs", fs), ("pixel_size", pixel_size)):  # shorthands for --param fs=... etc.
         if value is not None:
@@ -166,6 +178,9 @@ def run(request: str, files: tuple[str, ...], images: str | None, llm: str | Non
 
 def _registry(modules: tuple[str, ...]) -> ToolRegistry:
     """The built-in tools plus each module's `TOOLS` list (the tools a run was started with)."""
+    from planexec.errors import UsageError
+    from planexec.tools import default_registry
+
     registry = default_registry()
     for name in modules:
         try:
@@ -190,6 +205,9 @@ def _registry(modules: tuple[str, ...]) -> ToolRegistry:
 @handle_errors
 def resume(run_dir: str, tool_modules: tuple[str, ...], approve: bool, as_json: bool, verbose: bool) -> None:
     """Continue an interrupted run from its last finished step (RUN_DIR is its outputs/<timestamp> folder)."""
+    from planexec.cli.render import LiveTree
+    from planexec.orchestrator import Orchestrator
+
     out = console(stderr=as_json)
     approver = _Approver(out) if approve else None
     orch = Orchestrator.from_config(Config.from_env(), tools=_registry(tool_modules))

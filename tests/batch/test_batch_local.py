@@ -77,9 +77,7 @@ def test_batch_rows_reports_failures_and_resume(local_ray: None, home: Path, dem
         assert (Path(row.output_dir) / "report.json").is_file()  # each keeps its own run folder
     # warm workers: two processes served five recordings, the later ones without a cold start
     assert len({r.worker_pid for r in result.rows}) <= 2 and sum(r.warm for r in result.rows) >= 3
-    warm = [r.seconds for r in result.rows if r.warm and r.status == "succeeded"]
-    cold = [r.seconds for r in result.rows if not r.warm and r.status == "succeeded"]  # a failing input ends fast
-    assert warm and cold and max(warm) < min(cold)
+    # how much faster warm runs are is measured in benchmarks/bench_batch.py, not asserted here
 
     with (out / "batch.csv").open() as fh:
         lines = fh.read().splitlines()

@@ -32,16 +32,28 @@ class Catalog:
     def __init__(self, path: Path, embedder: Embedder) -> None:
         self.path = path
         self.embedder = embedder
-        self.head: str | None = None  # the commit loaded into `caps` and `index`
+        self.head: str | None = None  # the commit loaded into `caps` (and `index`, built on first search)
         self.caps: dict[str, Capability] = {}
-        self.index: VectorIndex | None = None
+        self._index: VectorIndex | None = None
         self._conn: sqlite3.Connection | None = None
         self.writable = True
 
     @property
     def loaded(self) -> bool:
-        """Whether `caps` and `index` hold some commit (so a write must update them too)."""
-        return self.head is not None and self.index is not None
+        """Whether `caps` holds some commit (so a write must update it, and the index once built)."""
+        return self.head is not None
+
+    @property
+    def index(self) -> VectorIndex:
+        """The vector index of the loaded capabilities, built on first use.
+
+        A run whose plan needs no search (a library chain reused as it is) then never imports
+        FAISS nor embeds the catalogue's phrasings.
+        """
+        if self._index is None:
+            self.rebuild_index()
+        assert self._index is not None
+        return self._index
 
     TABLES = {"caps": ("id", "data"), "meta": ("k", "v")}
 
@@ -125,7 +137,7 @@ class Catalog:
                         self.path, lost, extra)
             return False
         self.caps = caps
-        self.rebuild_index()
+        self._index = None
         self.head = head
         return True
 
@@ -133,7 +145,8 @@ class Catalog:
         """Take in capabilities just committed as `head`: SQLite, memory and index."""
         self.store(head, caps)
         self.caps.update({c.id: c for c in caps})
-        self._index_caps(caps)
+        if self._index is not None:  # else the first search builds it with these in
+            self._index_caps(caps)
         self.head = head
 
     def rebuild_index(self) -> None:
@@ -149,10 +162,9 @@ class Catalog:
                     texts.append(text)
         if keys:
             index.add(keys, self.embedder.embed(texts))
-        self.index = index
+        self._index = index
 
     def _index_caps(self, caps: Sequence[Capability]) -> None:
-        assert self.index is not None
         stale = [k for k in self.index.ids() if k.split("#", 1)[0] in {c.id for c in caps}] if len(caps) < 50 else None
         if stale is None:
             self.rebuild_index()
@@ -168,7 +180,6 @@ class Catalog:
 
     def nearest(self, vector: np.ndarray, n: int) -> dict[str, float]:
         """Capability id -> best cosine among the `n` phrasings nearest to `vector`."""
-        assert self.index is not None
         best: dict[str, float] = {}
         for key, score in self.index.search(vector, n):
             cap_id = key.split("#", 1)[0]

@@ -26,7 +26,8 @@ def home(monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("PLANEXEC_EMBEDDER", "none")
     path = Path(os.environ["PLANEXEC_HOME"])
     store = CapabilityStore(path / "capabilities", HashingEmbedder())
-    assert len(store) > 0  # builds the catalog and the embedding cache
+    assert len(store) > 0  # builds the catalog
+    assert store.search("count the cells")  # the first search builds the index and the embedding cache
     store.close()
     kb = KnowledgeBase(default_papers_dir(), path / "knowledge",
                        embedder=CachedEmbedder(HashingEmbedder(), path / "knowledge"))

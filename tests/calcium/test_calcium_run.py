@@ -181,4 +181,4 @@ def test_cli_names_the_fix_for_missing_or_unreadable_images(tmp_path: Path) -> N
     text = tmp_path / "notes.txt"
     text.write_text("not an image stack")
     bad = runner.invoke(cli, ["run", "Count the cells", "--images", str(text)])
-    assert bad.exit_code == 2 and bad.output.startswith("Error:"), bad.output
+    assert bad.exit_code == 2 and bad.stderr.startswith("Error:"), bad.output  # stdout has only the starting line

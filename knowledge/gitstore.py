@@ -7,8 +7,24 @@ import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 AUTHOR = b"planexec <planexec@localhost>"
+
+
+def new_commit(tree: bytes, parents: list[bytes], message: str) -> Any:
+    """A dulwich Commit of `tree` by planexec, dated now (the caller adds it to the object store)."""
+    from dulwich.objects import Commit
+
+    commit = Commit()
+    commit.tree = tree
+    commit.parents = parents
+    commit.author = commit.committer = AUTHOR
+    commit.author_time = commit.commit_time = int(time.time())
+    commit.author_timezone = commit.commit_timezone = 0
+    commit.encoding = b"UTF-8"
+    commit.message = message.encode("utf-8")
+    return commit
 
 
 @dataclass(frozen=True)
@@ -91,7 +107,7 @@ class GitFiles:
         Commits are built from trees directly, so git's staging index is not needed and is left
         alone unless `update_index` (it costs a full index rewrite per commit: ~10x a save).
         """
-        from dulwich.objects import Blob, Commit, Tree
+        from dulwich.objects import Blob, Tree
 
         store = self.repo.object_store
         head = self.head()
@@ -131,14 +147,7 @@ class GitFiles:
 
         tree = apply(root, nested)
         store.add_object(tree)
-        commit = Commit()
-        commit.tree = tree.id
-        commit.parents = [head.encode()] if head else []
-        commit.author = commit.committer = AUTHOR
-        commit.author_time = commit.commit_time = int(time.time())
-        commit.author_timezone = commit.commit_timezone = 0
-        commit.encoding = b"UTF-8"
-        commit.message = message.encode("utf-8")
+        commit = new_commit(tree.id, [head.encode()] if head else [], message)
         store.add_object(commit)
         self.repo.refs[b"HEAD"] = commit.id
         if update_index:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,7 @@ from typing import Any
 from planexec.errors import UsageError
 from planexec.knowledge.capfiles import CAP_DIR, PENDING
 from planexec.knowledge.fsutil import atomic_write_bytes
-from planexec.knowledge.gitstore import AUTHOR, GitFiles
+from planexec.knowledge.gitstore import GitFiles, new_commit
 
 BRANCH = b"refs/heads/main"
 _COUNTERS = ("reuse_count", "runs", "successes")
@@ -70,34 +71,26 @@ class LibrarySync:
 
     def sync(self) -> SyncReport:
         """Pull (fetch + merge) then push, retrying when another node pushed in between."""
-        started = time.perf_counter()
-        report = SyncReport()
-        if (self.path / PENDING).exists():
-            report.skipped = "an interrupted store write is pending; the next store open recovers it"
-            return report
-        from filelock import FileLock
 
-        self.path.mkdir(parents=True, exist_ok=True)
-        with FileLock(str(self.path / ".lock")):
-            git = GitFiles(self.path)
-            try:
-                for attempt in range(1, self.max_attempts + 1):
-                    report.attempts = attempt
-                    remote_head = self._fetch(git)
-                    self._merge(git, remote_head, report)
-                    if self._push(git, remote_head):
-                        report.pushed = True
-                        break
-                    time.sleep(0.05 * attempt)
-            finally:
-                git.close()
-        report.seconds = time.perf_counter() - started
-        return report
+        def pull_push(git: GitFiles, report: SyncReport) -> None:
+            for attempt in range(1, self.max_attempts + 1):
+                report.attempts = attempt
+                remote_head = self._fetch(git)
+                self._merge(git, remote_head, report)
+                if self._push(git, remote_head):
+                    report.pushed = True
+                    return
+                time.sleep(0.05 * attempt)
+
+        return self._locked(SyncReport(), pull_push)
 
     def pull(self) -> SyncReport:
         """Fetch and merge the remote into the local store, without pushing."""
+        return self._locked(SyncReport(attempts=1), lambda git, report: self._merge(git, self._fetch(git), report))
+
+    def _locked(self, report: SyncReport, work: Callable[[GitFiles, SyncReport], None]) -> SyncReport:
+        """Run `work` on the store's repository under its file lock, timed; skipped while a write is pending."""
         started = time.perf_counter()
-        report = SyncReport(attempts=1)
         if (self.path / PENDING).exists():
             report.skipped = "an interrupted store write is pending; the next store open recovers it"
             return report
@@ -107,7 +100,7 @@ class LibrarySync:
         with FileLock(str(self.path / ".lock")):
             git = GitFiles(self.path)
             try:
-                self._merge(git, self._fetch(git), report)
+                work(git, report)
             finally:
                 git.close()
         report.seconds = time.perf_counter() - started
@@ -350,7 +343,7 @@ def _files(repo: Any, commit: bytes | None) -> dict[str, bytes]:
 
 def _commit(repo: Any, files: dict[str, bytes], parents: list[bytes], message: str) -> bytes:
     from dulwich.index import commit_tree
-    from dulwich.objects import Blob, Commit
+    from dulwich.objects import Blob
 
     store = repo.object_store
     entries = []
@@ -358,14 +351,7 @@ def _commit(repo: Any, files: dict[str, bytes], parents: list[bytes], message: s
         blob = Blob.from_string(data)
         store.add_object(blob)
         entries.append((rel.encode(), blob.id, 0o100644))
-    commit = Commit()
-    commit.tree = commit_tree(store, entries)
-    commit.parents = parents
-    commit.author = commit.committer = AUTHOR
-    commit.author_time = commit.commit_time = int(time.time())
-    commit.author_timezone = commit.commit_timezone = 0
-    commit.encoding = b"UTF-8"
-    commit.message = message.encode("utf-8")
+    commit = new_commit(commit_tree(store, entries), parents, message)
     store.add_object(commit)
     return commit.id
 

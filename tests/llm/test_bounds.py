@@ -45,7 +45,7 @@ def test_the_request_budget_counts_every_call_and_stops_with_which_budget() -> N
     bounded.complete(HI)
     bounded.complete(HI)
     with pytest.raises(BudgetExhausted, match="budget of 2 model requests is spent") as caught:
-        bounded.complete(HI, purpose="plan")
+        bounded.for_purpose("plan").complete(HI)
     assert caught.value.which == "calls" and "plan request" in str(caught.value)
     bounded.start_run()  # a new run gets a fresh budget
     assert bounded.complete(HI).text == "a"

@@ -11,7 +11,7 @@ from typing import Any
 from planexec.errors import ConfigError
 
 BACKENDS = ("auto", "none", "openai", "anthropic")
-PURPOSES = ("plan", "arguments", "verification", "code", "answer")
+PURPOSES = ("plan", "arguments", "verification", "code", "answer", "react")
 
 
 @dataclass(frozen=True)
@@ -44,6 +44,8 @@ class Config:
     """Longest model reply when writing code."""
     max_tokens_answer: int = 512
     """Longest model reply when writing the answer."""
+    max_tokens_react: int = 512
+    """Longest model reply for one turn of free ReAct mode (a thought and an action, or the final answer)."""
     max_consecutive_errors: int = 3
     """Circuit breaker: this many tool errors in a row (in the order they happen) abort the run; 0 never."""
     max_parallel: int = 4

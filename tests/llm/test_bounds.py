@@ -118,3 +118,17 @@ def test_a_server_trickling_bytes_is_cut_at_the_run_deadline(trickle_url: str) -
     message = str(caught.value)
     assert trickle_url in message and "\n" not in message
     assert "deadline" in message or "still arriving" in message
+
+
+def test_free_react_mode_goes_through_the_bounded_client() -> None:
+    """Each turn carries the ReAct reply length; the request budget and the deadline end the loop."""
+    from planexec import Orchestrator
+    from tests.core.helpers import fast_config, toolbox
+
+    turn = '{"thought": "again", "action": "steady", "action_input": {}}'
+    inner = _Recorder([turn] * 5)
+    result = Orchestrator(inner, toolbox(), fast_config(llm_max_calls=2, max_tokens_react=77)).react("loop")
+    assert inner.sent == 77 and len(inner.calls) == 2
+    assert result.status == "partial" and "budget of 2 model requests is spent" in result.errors[0]
+    timed_out = Orchestrator(ScriptedLLM([turn]), toolbox(), fast_config(timeout=1e-9)).react("loop")
+    assert timed_out.status == "failed" and "deadline (1e-09 s) passed after 0 step(s)" in timed_out.errors[0]

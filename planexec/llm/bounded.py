@@ -1,5 +1,6 @@
 """Every model call of a run goes through `BoundedLLM`: a reply length per purpose, one deadline,
-and a request/token budget that retries and re-asks count against.
+and a request/token budget that retries and re-asks count against. A reply is never asked to
+be longer than the server's measured speed can deliver before the deadline (`Throughput`).
 
 The orchestrator wraps its client once and calls `start_run()` at the start of each run;
 each component gets a view for its purpose (`for_purpose("plan")`), so a call without an
@@ -8,12 +9,13 @@ explicit `max_tokens` is still bounded by what that purpose needs.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from typing import Any
 
 from planexec.config import Config
 from planexec.llm.base import LLM, Completion, Message
-from planexec.llm.budget import RunBudget, active
+from planexec.llm.budget import RunBudget, Throughput, active
 from planexec.models import Usage
 
 
@@ -30,6 +32,8 @@ class BoundedLLM:
         self.purpose = purpose
         self._root = root or self
         self._budget = RunBudget.unbounded()
+        self.speed = root.speed if root is not None else Throughput()
+        """Reply tokens per second this client delivered, over all runs (shared by every view)."""
 
     @property
     def budget(self) -> RunBudget:
@@ -66,10 +70,12 @@ class BoundedLLM:
         where = f"the {self.purpose} request"
         budget.check(where)
         calls_before = budget.calls
+        started = time.monotonic()
         with active(budget, where):
             completion = self.inner.complete(
-                messages, json_schema=json_schema,
-                max_tokens=max_tokens or self.config.max_tokens(self.purpose), temperature=temperature)
+                messages, json_schema=json_schema, temperature=temperature,
+                max_tokens=self.speed.fit(max_tokens or self.config.max_tokens(self.purpose), budget, where))
+        self.speed.observe(completion.usage.completion_tokens, time.monotonic() - started)
         if budget.calls == calls_before:  # a client without HTTP (scripted): one call is one request
             budget.count_request()
         budget.charge_tokens(completion.usage.prompt_tokens + completion.usage.completion_tokens)

@@ -7,7 +7,7 @@ Starts llama-cpp-python's server (the `local-llm` extra) on a free loopback port
    for the transient ones): outcome, time against the deadline, the one-line error;
 3. the plan prompt's tokens (the server's tokenizer) with 18 stored capabilities, the starter
    library, and 1,000, offering the retrieved capabilities vs listing the whole library.
-Run: .venv/bin/python benchmarks/bench_real_llm.py [--timeout 90] [--skip-requests] [--skip-faults]
+Run: .venv/bin/python benchmarks/bench_real_llm.py [--timeout 90] [--skip-requests] [--skip-faults] [--quick]
 """
 
 from __future__ import annotations
@@ -141,7 +141,9 @@ def main() -> None:
     parser.add_argument("--fault-deadline", type=float, default=10.0, help="each faulty call's deadline")
     parser.add_argument("--skip-requests", action="store_true")
     parser.add_argument("--skip-faults", action="store_true")
+    parser.add_argument("--quick", action="store_true", help="faults and prompt size only (what `make bench` runs)")
     args = parser.parse_args()
+    args.skip_requests = args.skip_requests or args.quick
     from planexec.llm.local_server import LocalServer
 
     with tempfile.TemporaryDirectory() as tmp_name, LocalServer() as server:

@@ -32,7 +32,7 @@ def _config(tmp: Path, base_url: str | None, timeout: float):  # noqa: ANN202 - 
 
     return Config.from_env(llm="openai" if base_url else "none", base_url=base_url, model="gemma-3-270m",
                            timeout=timeout, llm_timeout=min(60.0, timeout), llm_max_retries=2,
-                           home=tmp / "home", output_root=tmp / "out", checkpoint=False)
+                           home=tmp / "home", output_root=tmp / "out", checkpoint=False, llm_stream=bool(base_url))
 
 
 def requests_table(base_url: str, tmp: Path, timeout: float) -> list[str]:

@@ -26,6 +26,9 @@ class Config:
     """OpenAI-compatible server URL (Ollama, vLLM, llama.cpp) or Anthropic endpoint override."""
     llm_timeout: float = 60.0
     """Seconds before one LLM request times out."""
+    llm_stream: bool = False
+    """Stream replies from an OpenAI-compatible server, so a reply cut at the deadline stops being written
+    (llama-cpp-python keeps writing a non-streamed one, and the next request waits for it)."""
     llm_max_retries: int = 4
     """Retries of a transient LLM error (429, 5xx, timeout, connection)."""
     timeout: float = 600.0

@@ -11,6 +11,10 @@ differ in which `response_format` they accept; a request asking for JSON tries, 
 A refusal of the format (400/422, or llama.cpp's HTTP 500 validation error) moves to the
 next mode without spending retries, and the client remembers the first mode that worked.
 The answer's JSON is always validated by the caller (`complete_json`), never trusted.
+
+With `stream = True` (PLANEXEC_LLM_STREAM) replies are streamed and the stream is closed as
+soon as the request's end time passes: servers that keep writing a non-streamed reply after
+its client left (llama-cpp-python) stop writing a streamed one, so the next request does not wait.
 """
 
 from __future__ import annotations
@@ -46,6 +50,8 @@ class OpenAIChat(SDKChat):
     default_model = "gpt-4o-mini"
     json_mode = JSON_MODES[0]
     """The first JSON mode the server is believed to accept; advances on a refusal."""
+    stream = False
+    """Stream replies (see the module docstring); token counts are then estimated when the server sends none."""
 
     def keyless(self) -> str | None:
         return "not-needed" if self.base_url != DEFAULT_BASE_URL else None  # local servers ignore the key
@@ -77,16 +83,20 @@ class OpenAIChat(SDKChat):
     def _send(self, messages: list[Message], kwargs: dict[str, Any]) -> Reply:
         payload = [{"role": m.role, "content": m.content} for m in messages]
         rejectable = "response_format" in kwargs
+        stream = self.stream
+        if stream:
+            kwargs = dict(kwargs, stream=True)
 
         def create(client: Any, errors: ProviderErrors) -> Any:
             try:
-                return client.chat.completions.create(model=self.model, messages=payload, **kwargs)
+                response = client.chat.completions.create(model=self.model, messages=payload, **kwargs)
             except errors.status as exc:
                 if rejectable and _is_format_rejection(exc):
                     raise RequestRejected(exc) from exc
                 raise
+            return _collect(response, errors) if stream else _parse(response)
 
-        return self.ask(create, _parse, prompt_chars(messages))
+        return self.ask(create, lambda parsed: parsed, prompt_chars(messages))
 
 
 def _parse(response: Any) -> tuple[str, str, Any, str]:
@@ -101,6 +111,30 @@ def _parse(response: Any) -> tuple[str, str, Any, str]:
     return text, str(getattr(choice, "finish_reason", "") or ""), getattr(response, "usage", None), str(
         getattr(response, "model", "") or ""
     )
+
+
+def _collect(stream: Any, errors: ProviderErrors) -> tuple[str, str, Any, str]:
+    """Text, finish reason, usage and model of a streamed chat completion; the stream is closed however it ends."""
+    import httpx2
+
+    parts: list[str] = []
+    finish, usage, model = "", None, ""
+    try:
+        for chunk in stream:
+            model = model or str(getattr(chunk, "model", "") or "")
+            usage = getattr(chunk, "usage", None) or usage
+            for choice in getattr(chunk, "choices", None) or ():
+                parts.append(getattr(getattr(choice, "delta", None), "content", None) or "")
+                finish = str(getattr(choice, "finish_reason", "") or "") or finish
+    except httpx2.TimeoutException as exc:  # raised while reading the body, where the SDK does not wrap it
+        raise errors.timeout(request=exc.request) from exc  # type: ignore[call-arg]
+    except httpx2.TransportError as exc:
+        raise errors.connection(request=exc.request) from exc  # type: ignore[call-arg]
+    finally:
+        stream.close()  # a server that streams stops writing once the connection is gone
+    if not finish:
+        raise MalformedReply(f"the streamed reply ended without a finish reason after {sum(map(len, parts))} characters")
+    return "".join(parts), finish, usage, model
 
 
 def _is_format_rejection(exc: BaseException) -> bool:

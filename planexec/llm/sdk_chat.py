@@ -85,6 +85,8 @@ class SDKChat(ChatModel):
             return parse(response)
 
         text, finish, usage, model = call_with_retries(once, self.retry, errors)
+        if usage is None:  # the server sent no counts (e.g. a streamed reply): estimated from the text
+            return Reply(text, finish, None, None, model, prompt_chars)
         tokens_in, tokens_out = (int(getattr(usage, name, 0) or 0) for name in self.usage_fields)
         return Reply(text, finish, tokens_in, tokens_out, model, prompt_chars)
 

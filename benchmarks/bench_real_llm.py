@@ -5,9 +5,9 @@ Starts llama-cpp-python's server (the `local-llm` extra) on a free loopback port
    so) / wrong, wall time, model requests and tokens, the run's deadline;
 2. each transport fault through the fault-injecting proxy (persistent, and once-then-healthy
    for the transient ones): outcome, time against the deadline, the one-line error;
-3. the plan prompt's tokens (the server's tokenizer) with the 18 starter capabilities and with
-   1,000, offering retrieved capabilities vs the whole library.
-Run: .venv/bin/python benchmarks/bench_real_llm.py [--timeout 90] [--skip-requests] [--skip-faults]
+3. the plan prompt's tokens (the server's tokenizer) with 18 stored capabilities, the starter
+   library, and 1,000, offering the retrieved capabilities vs listing the whole library.
+Run: .venv/bin/python benchmarks/bench_real_llm.py [--timeout 90] [--skip-requests] [--skip-faults] [--quick]
 """
 
 from __future__ import annotations
@@ -32,14 +32,15 @@ def _config(tmp: Path, base_url: str | None, timeout: float):  # noqa: ANN202 - 
 
     return Config.from_env(llm="openai" if base_url else "none", base_url=base_url, model="gemma-3-270m",
                            timeout=timeout, llm_timeout=min(60.0, timeout), llm_max_retries=2,
-                           home=tmp / "home", output_root=tmp / "out", checkpoint=False)
+                           home=tmp / "home", output_root=tmp / "out", checkpoint=False, llm_stream=bool(base_url))
 
 
 def requests_table(base_url: str, tmp: Path, timeout: float) -> list[str]:
     from planexec import Orchestrator
     from tests.real_llm.cases import cases, judge
 
-    rows = [f"{'request':<44} {'offline':<22} {'with the model':<22} {'s':>6} {'calls':>5} {'tokens':>7} {'deadline':>8}"]
+    rows = [f"{'request':<44} {'offline':<22} {'with the model':<22} {'s':>6} {'calls':>5} {'tokens':>7} "
+            f"{'deadline':>8}  why not done (with the model)"]
     wrong = 0
     for case in cases(tmp):
         offline = Orchestrator.from_config(_config(tmp, None, timeout)).run(case.request)
@@ -51,9 +52,17 @@ def requests_table(base_url: str, tmp: Path, timeout: float) -> list[str]:
         late = " LATE" if took > timeout + 5 else ""
         rows.append(f"{case.name:<44} {offline.status + ' / ' + a:<22} {online.status + ' / ' + b:<22} "
                     f"{took:6.1f} {online.usage.calls:5d} {online.usage.prompt_tokens + online.usage.completion_tokens:7d} "
-                    f"{timeout:7.0f}s{late}")
+                    f"{timeout:7.0f}s{late}  {_why(online)}")
     rows.append(f"runs the model made wrong (right or honest offline): {wrong}")
     return rows
+
+
+def _why(result) -> str:  # noqa: ANN001 - a RunResult
+    """The first reason a run that did not succeed gives, on one short line."""
+    if result.status == "succeeded":
+        return ""
+    reasons = list(result.errors) or [line for line in result.answer.splitlines() if line.strip()]
+    return (reasons[0] if reasons else "")[:110]
 
 
 def faults_table(base_url: str, deadline: float) -> list[str]:
@@ -116,7 +125,7 @@ def prompt_table(base_url: str, tmp: Path) -> list[str]:
     scorer = default_scorer(config.embedder, tmp / "index")
     request = "Compute the skewness of each cell trace and plot a histogram of it"
     rows = [f"{'stored capabilities':<20} {'offered':>8} {'prompt tokens (retrieved)':>26} {'prompt tokens (all listed)':>27}"]
-    for caps in (starters, starters + extra):
+    for caps in (starters[:18], starters, starters + extra):
         ctx = PlanningContext(request, default_registry(), capabilities=tuple(caps), extra={"variables": ("traces",)})
         planner = LLMPlanner(None, scorer)  # type: ignore[arg-type] - only the prompt is built
         offer = offer_for(ctx, scorer)
@@ -132,7 +141,9 @@ def main() -> None:
     parser.add_argument("--fault-deadline", type=float, default=10.0, help="each faulty call's deadline")
     parser.add_argument("--skip-requests", action="store_true")
     parser.add_argument("--skip-faults", action="store_true")
+    parser.add_argument("--quick", action="store_true", help="faults and prompt size only (what `make bench` runs)")
     args = parser.parse_args()
+    args.skip_requests = args.skip_requests or args.quick
     from planexec.llm.local_server import LocalServer
 
     with tempfile.TemporaryDirectory() as tmp_name, LocalServer() as server:

@@ -11,7 +11,7 @@ from typing import Any
 from planexec.errors import ConfigError
 
 BACKENDS = ("auto", "none", "openai", "anthropic")
-PURPOSES = ("plan", "arguments", "verification", "code", "answer")
+PURPOSES = ("plan", "arguments", "verification", "code", "answer", "react")
 
 
 @dataclass(frozen=True)
@@ -26,6 +26,9 @@ class Config:
     """OpenAI-compatible server URL (Ollama, vLLM, llama.cpp) or Anthropic endpoint override."""
     llm_timeout: float = 60.0
     """Seconds before one LLM request times out."""
+    llm_stream: bool = False
+    """Stream replies from an OpenAI-compatible server, so a reply cut at the deadline stops being written
+    (llama-cpp-python keeps writing a non-streamed one, and the next request waits for it)."""
     llm_max_retries: int = 4
     """Retries of a transient LLM error (429, 5xx, timeout, connection)."""
     timeout: float = 600.0
@@ -44,6 +47,8 @@ class Config:
     """Longest model reply when writing code."""
     max_tokens_answer: int = 512
     """Longest model reply when writing the answer."""
+    max_tokens_react: int = 512
+    """Longest model reply for one turn of free ReAct mode (a thought and an action, or the final answer)."""
     max_consecutive_errors: int = 3
     """Circuit breaker: this many tool errors in a row (in the order they happen) abort the run; 0 never."""
     max_parallel: int = 4

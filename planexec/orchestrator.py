@@ -16,6 +16,7 @@ from planexec.approval import review_plan
 from planexec.checkpoint import load_checkpoint, restore, save_checkpoint
 from planexec.config import Config
 from planexec.context import ContextBuilder, check_inputs
+from planexec.deadline import skip_the_rest
 from planexec.errors import LLMError, NotCovered, PlanexecError, RunAborted, ToolError, UsageError
 from planexec.evaluator import StepEvaluatorRegistry, default_evaluators
 from planexec.events import (
@@ -151,6 +152,7 @@ class Orchestrator:
                     work=lambda step: self._evaluate(executor.execute(step, run)),
                     on_result=lambda result: self._after_step(run, result),
                 )
+                skip_the_rest(run)
             except NotCovered as exc:  # refused before any step ran
                 run.not_covered = exc.coverage
             except RunAborted as exc:
@@ -251,7 +253,7 @@ class Orchestrator:
         write_reports(result, run.state)  # the finished analysis is on disk before any bookkeeping
         if bookkeep(run, steps, result.warnings):
             write_reports(result, run.state)
-        save_checkpoint(run, finished=True)
+        save_checkpoint(run, finished=not run.stopped_at_deadline)  # a run cut by its deadline can be resumed
         return result
 
     def _timed(self, run: RunState, name: str, fn: Callable[[], Any]) -> Any:

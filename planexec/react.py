@@ -1,7 +1,9 @@
 """Free mode: a plain Thought / Action / Observation loop with a step limit, for simple queries.
 
 Unlike guided execution it resends its whole growing history on every call; the benchmark in
-benchmarks/bench_guided_vs_react.py measures what that costs.
+benchmarks/bench_guided_vs_react.py measures what that costs. Every model call, the loop's and
+python_coder's, goes through the orchestrator's `BoundedLLM`: a reply length per purpose and
+the run's one deadline and request/token budget; a spent budget ends the loop with what it has.
 """
 
 from __future__ import annotations
@@ -44,19 +46,27 @@ class ReactLoop:
     def __init__(self, orchestrator: Orchestrator, max_steps: int) -> None:
         if orchestrator.llm is None:
             raise ConfigError("free ReAct mode needs an LLM: set OPENAI_API_KEY or ANTHROPIC_API_KEY, or use run()")
+        assert orchestrator.bounded is not None
         self.orch = orchestrator
-        self.llm = orchestrator.llm
+        self.bounded = orchestrator.bounded
+        self.llm = orchestrator.bounded.for_purpose("react")
         self.max_steps = max_steps
 
     def run(self, request: str, *, files: Sequence[str | Path] = ()) -> RunResult:
         started = time.perf_counter()
         usage_start = self.llm.usage.copy()
+        budget = self.bounded.start_run()
         tools = self.orch.tools
-        ctx = ToolContext(request=request, llm=self.llm, files=tuple(Path(f) for f in files), config=self.orch.config)
+        ctx = ToolContext(request=request, llm=self.bounded.for_purpose("code"), files=tuple(Path(f) for f in files),
+                          config=self.orch.config)
         messages = [Message("system", _SYSTEM + tools.catalogue()), Message("user", request)]
         steps: list[StepResult] = []
         answer, errors = "", []
         for n in range(1, self.max_steps + 1):
+            if budget.remaining() <= 0:
+                errors.append(f"the run's deadline ({budget.timeout:g} s) passed after {n - 1} step(s); "
+                              "raise --timeout or use a faster model")
+                break
             try:
                 turn: dict[str, Any] = complete_json(self.llm, messages, _SCHEMA, what="ReAct turn")
             except PlanexecError as exc:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 
+from planexec.deadline import past_deadline
 from planexec.models import PlanStep, StepResult
 from planexec.state import RunState
 
@@ -15,7 +16,8 @@ class Scheduler:
     `on_result` runs in the calling thread, one result at a time, so it may change the plan
     (replanning) or raise to stop the run. A step's own events come from the thread running
     it, in order, and its StepFinished from `on_result`: per step, events stay ordered.
-    `run.running` names the steps in flight, so a replan keeps them.
+    `run.running` names the steps in flight, so a replan keeps them. No step starts once the
+    run's deadline has passed (`planexec.deadline`); steps in flight finish.
     """
 
     def __init__(self, max_parallel: int = 4) -> None:
@@ -34,7 +36,7 @@ class Scheduler:
 
     def _run_sequential(self, run: RunState, work: Callable[[PlanStep], StepResult],
                         on_result: Callable[[StepResult], None]) -> None:
-        while not run.aborted and (ready := run.ready_steps(set())):
+        while not run.aborted and not past_deadline(run) and (ready := run.ready_steps(set())):
             run.running = {ready[0].step_num}
             try:
                 result = work(ready[0])
@@ -48,7 +50,8 @@ class Scheduler:
             running: dict[Future[StepResult], int] = {}
             try:
                 while True:
-                    ready = [] if run.aborted else run.ready_steps(set(running.values()))
+                    stop = run.aborted or past_deadline(run)
+                    ready = [] if stop else run.ready_steps(set(running.values()))
                     if len(ready) == 1 and not running:
                         # Alone: nothing could start beside it, so skip the thread hand-off.
                         run.running = {ready[0].step_num}
@@ -56,7 +59,7 @@ class Scheduler:
                         run.running = set()
                         on_result(result)
                         continue
-                    if not run.aborted:
+                    if not stop:
                         for step in ready:
                             if len(running) >= self.max_parallel:
                                 break

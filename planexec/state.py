@@ -47,6 +47,8 @@ class RunState:
     last_error_tool: str | None = None
     aborted: str | None = None
     rejected: bool = False
+    stopped_at_deadline: bool = False
+    """Steps were left unrun because the run's deadline passed (the checkpoint stays resumable)."""
     not_covered: Any = None
     """The coverage of a request refused before any step ran (planexec.coverage.Coverage)."""
     started: float = field(default_factory=time.perf_counter)

@@ -119,7 +119,8 @@ def _exit_code(result: RunResult) -> int:
 @click.option("--fs", type=float, default=None, help="Frame rate in Hz (overrides the movie's TIFF tags).")
 @click.option("--pixel-size", type=float, default=None, help="Pixel size in µm (overrides the movie's TIFF tags).")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
-              help="Deadline of the whole run in seconds, model calls and retries included (default 600).")
+              help="Deadline of the whole run in seconds (default 600, PLANEXEC_TIMEOUT): no step or model "
+                   "call starts after it; the run ends partial (exit 4) or failed (exit 1) and can be resumed.")
 @verbose_option
 @handle_errors
 def run(request: str, files: tuple[str, ...], images: str | None, llm: str | None, model: str | None,

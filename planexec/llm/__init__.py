@@ -1,10 +1,23 @@
-"""LLM clients behind one protocol: OpenAI-compatible, Anthropic, and scripted fakes."""
+"""LLM clients behind one protocol: OpenAI-compatible, Anthropic, and scripted fakes.
+
+A client of your own subclasses `ChatModel` and writes `reply()`; usage is counted for it.
+"""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from planexec.llm.base import LLM, Completion, Message, as_messages, complete_json, extract_json
+from planexec.llm.base import (
+    LLM,
+    Ask,
+    ChatModel,
+    Completion,
+    Message,
+    Reply,
+    as_messages,
+    complete_json,
+    extract_json,
+)
 from planexec.llm.fakes import FunctionLLM, ScriptedLLM
 
 if TYPE_CHECKING:
@@ -14,10 +27,13 @@ if TYPE_CHECKING:
 __all__ = [
     "LLM",
     "AnthropicChat",
+    "Ask",
+    "ChatModel",
     "Completion",
     "FunctionLLM",
     "Message",
     "OpenAIChat",
+    "Reply",
     "ScriptedLLM",
     "as_messages",
     "complete_json",

@@ -1,13 +1,15 @@
 """The LLM seam: one small protocol, the message and completion types, and JSON answers.
 
-Every client (OpenAI-compatible, Anthropic, scripted) implements `complete()`; everything
-else in planexec talks to that protocol only.
+Everything in planexec talks to the `LLM` protocol only. Every client that ships here
+(OpenAI-compatible, Anthropic, scripted) is a `ChatModel`: it writes only `reply()`, and the
+base's `complete()` does the bookkeeping once (the call's usage, added to the client's total).
 """
 
 from __future__ import annotations
 
 import json
 import re
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -53,6 +55,68 @@ class LLM(Protocol):
     ) -> Completion:
         """Answer the conversation; with `json_schema`, ask for JSON matching it where supported."""
         ...
+
+
+@dataclass(frozen=True)
+class Ask:
+    """What one call asks for besides the messages."""
+
+    json_schema: dict[str, Any] | None = None
+    max_tokens: int | None = None
+    temperature: float | None = None
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A client's raw answer; token counts None when the server did not give them (then estimated)."""
+
+    text: str
+    finish_reason: str = "stop"
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    model: str = ""
+    prompt_chars: int | None = None
+    """Characters actually sent, when the client reshaped the messages (e.g. a system prompt)."""
+
+
+class ChatModel:
+    """Base of the shipped clients: `complete()` is `reply()` plus usage accounting, thread-safe."""
+
+    def __init__(self, model: str) -> None:
+        self.model = model
+        self.usage = Usage()
+        self._lock = threading.Lock()
+
+    def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        json_schema: dict[str, Any] | None = None,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+    ) -> Completion:
+        """Answer the conversation and add what it cost to `usage`."""
+        sent = list(messages)
+        reply = self.reply(sent, Ask(json_schema, max_tokens, temperature))
+        chars = prompt_chars(sent) if reply.prompt_chars is None else reply.prompt_chars
+        usage = Usage(
+            calls=1,
+            prompt_tokens=_estimate_tokens(chars) if reply.prompt_tokens is None else reply.prompt_tokens,
+            completion_tokens=(_estimate_tokens(len(reply.text)) if reply.completion_tokens is None
+                               else reply.completion_tokens),
+            prompt_chars=chars,
+        )
+        with self._lock:
+            self.usage.add(usage)
+        return Completion(reply.text, usage, reply.model or self.model, reply.finish_reason)
+
+    def reply(self, messages: list[Message], ask: Ask) -> Reply:
+        """The model's answer to `messages`; what each client implements."""
+        raise NotImplementedError
+
+
+def _estimate_tokens(chars: int) -> int:
+    return max(1, chars // 4) if chars else 0
 
 
 def as_messages(prompt: str | Sequence[Message], system: str | None = None) -> list[Message]:

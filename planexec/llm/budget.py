@@ -92,6 +92,47 @@ class RunBudget:
             self.tokens += max(0, int(n))
 
 
+MIN_REPLY_TOKENS = 32
+"""A reply the deadline leaves less room for than this is not asked for at all."""
+
+
+@dataclass
+class Throughput:
+    """Reply tokens per second a client has delivered, so no reply is asked for that cannot end by the deadline.
+
+    A request cut at the deadline is wasted twice: its answer is lost, and a server that does
+    not cancel abandoned requests (llama-cpp-python) keeps writing it while later requests wait.
+    The time measured includes reading the prompt, so the estimate errs on the slow side.
+    """
+
+    tokens: int = 0
+    seconds: float = 0.0
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+
+    def observe(self, completion_tokens: int, seconds: float) -> None:
+        if completion_tokens > 0 and seconds > 0:
+            with self._lock:
+                self.tokens += completion_tokens
+                self.seconds += seconds
+
+    def fit(self, wanted: int, budget: RunBudget, where: str) -> int:
+        """`wanted`, or fewer tokens when the speed measured so far cannot write them before the deadline."""
+        with self._lock:
+            if self.tokens < MIN_REPLY_TOKENS or self.seconds <= 0:
+                return wanted  # nothing measured yet: the purpose's reply length
+            rate = self.tokens / self.seconds
+        left = budget.remaining()
+        fits = int(left * rate)
+        if fits >= wanted:
+            return wanted
+        if fits < MIN_REPLY_TOKENS:
+            raise BudgetExhausted(
+                f"the run's deadline ({budget.timeout:g} s) leaves {max(left, 0):.0f} s, about {fits} tokens at the "
+                f"{rate:.1f} tokens/s measured so far: too little for {where}; raise --timeout or use a faster model",
+                "deadline")
+        return fits
+
+
 _CURRENT: contextvars.ContextVar[tuple[RunBudget, str] | None] = contextvars.ContextVar(
     "planexec_run_budget", default=None)
 

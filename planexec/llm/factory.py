@@ -55,7 +55,9 @@ def make_llm(config: Config, env: Mapping[str, str] | None = None) -> LLM | None
     if backend == "openai":
         from planexec.llm.openai_chat import OpenAIChat
 
-        return OpenAIChat(model, key, base_url, config.llm_timeout, config.llm_max_retries)
+        client = OpenAIChat(model, key, base_url, config.llm_timeout, config.llm_max_retries)
+        client.stream = config.llm_stream
+        return client
     from planexec.llm.anthropic_chat import AnthropicChat
 
     return AnthropicChat(model, key, base_url, config.llm_timeout, config.llm_max_retries)

@@ -2,81 +2,49 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from planexec.errors import LLMError
-from planexec.llm.base import Completion, Message, prompt_chars
-from planexec.models import Usage
+from planexec.llm.base import Ask, ChatModel, Message, Reply
 
-Reply = str | Callable[[Sequence[Message]], str]
-
-
-def _estimate_tokens(chars: int) -> int:
-    return max(1, chars // 4) if chars else 0
+ReplyFn = Callable[[Sequence[Message]], str]
 
 
-class ScriptedLLM:
-    """Answers from a script, in order; each item is a string or a function of the messages.
+class FunctionLLM(ChatModel):
+    """Answers with `fn(messages) -> str`: the simplest way to script conditional replies.
 
     Every call is recorded in `calls` (the messages and the json_schema asked for).
     """
 
-    def __init__(self, outputs: Sequence[Reply], model: str = "scripted") -> None:
-        self.outputs = list(outputs)
-        self.model = model
-        self.usage = Usage()
-        self.calls: list[dict[str, Any]] = []
-        self._lock = threading.Lock()
-
-    def complete(
-        self,
-        messages: Sequence[Message],
-        *,
-        json_schema: dict[str, Any] | None = None,
-        max_tokens: int | None = None,
-        temperature: float | None = None,
-    ) -> Completion:
-        with self._lock:
-            index = len(self.calls)
-            self.calls.append({"messages": list(messages), "json_schema": json_schema})
-            if index >= len(self.outputs):
-                raise LLMError(
-                    f"ScriptedLLM ran out of outputs after {len(self.outputs)} call(s); "
-                    "add more outputs to the script"
-                )
-            reply = self.outputs[index]
-        text = reply(messages) if callable(reply) else reply
-        return _account(self, messages, text)
-
-
-class FunctionLLM:
-    """Answers with `fn(messages) -> str`: the simplest way to script conditional replies."""
-
-    def __init__(self, fn: Callable[[Sequence[Message]], str], model: str = "function") -> None:
+    def __init__(self, fn: ReplyFn, model: str = "function") -> None:
+        super().__init__(model)
         self.fn = fn
-        self.model = model
-        self.usage = Usage()
         self.calls: list[dict[str, Any]] = []
-        self._lock = threading.Lock()
 
-    def complete(
-        self,
-        messages: Sequence[Message],
-        *,
-        json_schema: dict[str, Any] | None = None,
-        max_tokens: int | None = None,
-        temperature: float | None = None,
-    ) -> Completion:
+    def reply(self, messages: list[Message], ask: Ask) -> Reply:
         with self._lock:
-            self.calls.append({"messages": list(messages), "json_schema": json_schema})
-        return _account(self, messages, self.fn(messages))
+            self.calls.append({"messages": messages, "json_schema": ask.json_schema})
+            index = len(self.calls) - 1
+        return Reply(self.answer(messages, index))
+
+    def answer(self, messages: list[Message], index: int) -> str:
+        """The text of call number `index` (from 0)."""
+        return self.fn(messages)
 
 
-def _account(llm: ScriptedLLM | FunctionLLM, messages: Sequence[Message], text: str) -> Completion:
-    chars = prompt_chars(messages)
-    usage = Usage(1, _estimate_tokens(chars), _estimate_tokens(len(text)), chars)
-    with llm._lock:
-        llm.usage.add(usage)
-    return Completion(text=text, usage=usage, model=llm.model, finish_reason="stop")
+class ScriptedLLM(FunctionLLM):
+    """Answers from a script, in order; each item is a string or a function of the messages."""
+
+    def __init__(self, outputs: Sequence[str | ReplyFn], model: str = "scripted") -> None:
+        super().__init__(lambda _: "", model)
+        self.outputs = list(outputs)
+
+    def answer(self, messages: list[Message], index: int) -> str:
+        if index >= len(self.outputs):
+            raise LLMError(
+                f"ScriptedLLM ran out of outputs after {len(self.outputs)} call(s); "
+                "add more outputs to the script"
+            )
+        item = self.outputs[index]
+        return item(messages) if callable(item) else item

@@ -79,7 +79,9 @@ class LocalServer:
     def start(self) -> LocalServer:
         cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(self.model), "--model_alias", MODEL_ALIAS,
                "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", str(self.n_ctx),
-               "--n_threads", "2", "--chat_format", "gemma", "--verbose", "False"]
+               "--n_threads", "2", "--chat_format", "gemma", "--verbose", "False",
+               # a streamed reply stops when its client leaves; one request must not cut another's short
+               "--interrupt_requests", "False"]
         with self.log.open("wb") as log:
             self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         deadline = time.monotonic() + self.startup

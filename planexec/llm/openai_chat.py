@@ -11,143 +11,92 @@ differ in which `response_format` they accept; a request asking for JSON tries, 
 A refusal of the format (400/422, or llama.cpp's HTTP 500 validation error) moves to the
 next mode without spending retries, and the client remembers the first mode that worked.
 The answer's JSON is always validated by the caller (`complete_json`), never trusted.
+
+With `stream = True` (PLANEXEC_LLM_STREAM) replies are streamed and the stream is closed as
+soon as the request's end time passes: servers that keep writing a non-streamed reply after
+its client left (llama-cpp-python) stop writing a streamed one, so the next request does not wait.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
-import threading
 from collections.abc import Sequence
 from typing import Any
 
-from planexec.errors import ConfigError
-from planexec.llm.base import Completion, Message, prompt_chars
+from planexec.llm.base import Ask, Message, Reply, prompt_chars
 from planexec.llm.retry import (
     MalformedReply,
     ProviderErrors,
     RequestRejected,
-    RetryPolicy,
-    call_with_retries,
     error_text,
-    sdk_client,
     status_of,
 )
-from planexec.models import Usage
+from planexec.llm.sdk_chat import SDKChat
 
 JSON_MODES = ("json_schema", "json_object_schema", "json_object", "prompt")
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 _REJECTION_WORDS = ("response_format", "json_schema", "json_object", "validation error")
 
 
-class OpenAIChat:
+class OpenAIChat(SDKChat):
     """An LLM backed by the OpenAI chat completions API or any server that speaks it."""
 
-    def __init__(
-        self,
-        model: str = "gpt-4o-mini",
-        api_key: str | None = None,
-        base_url: str | None = None,
-        timeout: float = 60,
-        max_retries: int = 4,
-        *,
-        retry: RetryPolicy | None = None,
-    ) -> None:
-        self.model = model
-        self.base_url = base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
-        key = api_key or os.environ.get("OPENAI_API_KEY")
-        if not key and self.base_url != DEFAULT_BASE_URL:
-            key = "not-needed"  # local servers (Ollama, llama.cpp, vLLM) ignore the key
-        if not key:
-            raise ConfigError("OpenAI needs an API key: set OPENAI_API_KEY, pass --base-url "
-                              "for a local server, or use --llm none")
-        self._api_key = key
-        self.timeout = timeout
-        self.retry = retry or RetryPolicy(max_retries=max_retries)
-        self.usage = Usage()
-        self.json_mode = JSON_MODES[0]
-        """The first JSON mode the server is believed to accept; advances on a refusal."""
-        self._client: Any = None
-        self._errors: ProviderErrors | None = None
-        self._lock = threading.Lock()
+    sdk_module = "openai"
+    provider = client_class = "OpenAI"
+    key_env = "OPENAI_API_KEY"
+    base_url_env = "OPENAI_BASE_URL"
+    default_base_url = DEFAULT_BASE_URL
+    default_model = "gpt-4o-mini"
+    json_mode = JSON_MODES[0]
+    """The first JSON mode the server is believed to accept; advances on a refusal."""
+    stream = False
+    """Stream replies (see the module docstring); token counts are then estimated when the server sends none."""
 
-    def complete(
-        self,
-        messages: Sequence[Message],
-        *,
-        json_schema: dict[str, Any] | None = None,
-        max_tokens: int | None = None,
-        temperature: float | None = None,
-    ) -> Completion:
-        """Ask the server; with `json_schema`, use the best JSON mode it accepts."""
-        client, errors = self._sdk()
+    def keyless(self) -> str | None:
+        return "not-needed" if self.base_url != DEFAULT_BASE_URL else None  # local servers ignore the key
+
+    def missing_key(self) -> str:
+        return "OpenAI needs an API key: set OPENAI_API_KEY, pass --base-url for a local server, or use --llm none"
+
+    def reply(self, messages: list[Message], ask: Ask) -> Reply:
+        """Ask the server; with a JSON schema, use the best JSON mode it accepts."""
         extra: dict[str, Any] = {}
-        if max_tokens is not None:
-            extra["max_tokens"] = max_tokens
-        if temperature is not None:
-            extra["temperature"] = temperature
-        if json_schema is None:
-            return self._send(client, errors, list(messages), extra)
+        if ask.max_tokens is not None:
+            extra["max_tokens"] = ask.max_tokens
+        if ask.temperature is not None:
+            extra["temperature"] = ask.temperature
+        if ask.json_schema is None:
+            return self._send(messages, extra)
         start = JSON_MODES.index(self.json_mode)
         for mode in JSON_MODES[start:]:
-            sent, fmt = _json_request(messages, json_schema, mode)
+            sent, fmt = _json_request(messages, ask.json_schema, mode)
             kwargs = dict(extra, response_format=fmt) if fmt is not None else extra
             try:
-                completion = self._send(client, errors, sent, kwargs)
+                answer = self._send(sent, kwargs)
             except RequestRejected:
                 continue  # the server refuses this format: try the next, spend no retries
             self.json_mode = mode
-            return completion
+            return answer
         raise AssertionError("unreachable: the prompt mode sends no response_format to refuse")
 
-    def close(self) -> None:
-        """Close the HTTP connections of the underlying SDK client, if one was made."""
-        with self._lock:
-            if self._client is not None:
-                self._client.close()
-                self._client = None
-
-    def _send(
-        self, client: Any, errors: ProviderErrors, messages: list[Message], kwargs: dict[str, Any]
-    ) -> Completion:
+    def _send(self, messages: list[Message], kwargs: dict[str, Any]) -> Reply:
         payload = [{"role": m.role, "content": m.content} for m in messages]
         rejectable = "response_format" in kwargs
+        stream = self.stream
+        if stream:
+            kwargs = dict(kwargs, stream=True)
 
-        def once() -> Any:
+        def create(client: Any, errors: ProviderErrors) -> Any:
             try:
-                response = client.chat.completions.create(
-                    model=self.model, messages=payload, **kwargs
-                )
+                response = client.chat.completions.create(model=self.model, messages=payload, **kwargs)
             except errors.status as exc:
                 if rejectable and _is_format_rejection(exc):
                     raise RequestRejected(exc) from exc
                 raise
-            except ValueError as exc:  # a JSON content type whose body does not parse
-                raise MalformedReply(f"invalid JSON body ({exc})") from exc
-            return _parse(response)
+            return _collect(response, errors) if stream else _parse(response)
 
-        text, finish, usage_obj, model = call_with_retries(once, self.retry, errors)
-        usage = Usage(
-            calls=1,
-            prompt_tokens=int(getattr(usage_obj, "prompt_tokens", 0) or 0),
-            completion_tokens=int(getattr(usage_obj, "completion_tokens", 0) or 0),
-            prompt_chars=prompt_chars(messages),
-        )
-        with self._lock:
-            self.usage.add(usage)
-        return Completion(text=text, usage=usage, model=model or self.model, finish_reason=finish)
-
-    def _sdk(self) -> tuple[Any, ProviderErrors]:
-        with self._lock:
-            if self._client is None:
-                import openai
-
-                self._client, self._errors = sdk_client(
-                    openai, "OpenAI", "OpenAI", "OPENAI_API_KEY", self._api_key, self.base_url, self.timeout
-                )
-            assert self._errors is not None
-            return self._client, self._errors
+        return self.ask(create, lambda parsed: parsed, prompt_chars(messages))
 
 
 def _parse(response: Any) -> tuple[str, str, Any, str]:
@@ -162,6 +111,30 @@ def _parse(response: Any) -> tuple[str, str, Any, str]:
     return text, str(getattr(choice, "finish_reason", "") or ""), getattr(response, "usage", None), str(
         getattr(response, "model", "") or ""
     )
+
+
+def _collect(stream: Any, errors: ProviderErrors) -> tuple[str, str, Any, str]:
+    """Text, finish reason, usage and model of a streamed chat completion; the stream is closed however it ends."""
+    import httpx2
+
+    parts: list[str] = []
+    finish, usage, model = "", None, ""
+    try:
+        for chunk in stream:
+            model = model or str(getattr(chunk, "model", "") or "")
+            usage = getattr(chunk, "usage", None) or usage
+            for choice in getattr(chunk, "choices", None) or ():
+                parts.append(getattr(getattr(choice, "delta", None), "content", None) or "")
+                finish = str(getattr(choice, "finish_reason", "") or "") or finish
+    except httpx2.TimeoutException as exc:  # raised while reading the body, where the SDK does not wrap it
+        raise errors.timeout(request=exc.request) from exc  # type: ignore[call-arg]
+    except httpx2.TransportError as exc:
+        raise errors.connection(request=exc.request) from exc  # type: ignore[call-arg]
+    finally:
+        stream.close()  # a server that streams stops writing once the connection is gone
+    if not finish:
+        raise MalformedReply(f"the streamed reply ended without a finish reason after {sum(map(len, parts))} characters")
+    return "".join(parts), finish, usage, model
 
 
 def _is_format_rejection(exc: BaseException) -> bool:

@@ -170,3 +170,9 @@ def test_approve_without_a_terminal_is_refused_clearly() -> None:
     assert r.exit_code == 2
     (line,) = error_lines(r)
     assert line.startswith("Error: --approve needs an interactive terminal")
+
+
+def test_a_run_past_its_deadline_fails_honestly_and_says_how_to_give_it_more_time(tmp_path: Path) -> None:
+    r = invoke("run", SALES_REQUEST, "--llm", "none", "--timeout", "0.000001", "--output", str(tmp_path / "out"))
+    assert r.exit_code == 1, r.output
+    assert "deadline (1e-06 s) passed after 0 of 1 step(s)" in r.stdout and "raise --timeout" in r.stdout

@@ -32,7 +32,7 @@ def config(tmp_path: Path, base_url: str | None, timeout: float) -> Config:
     return Config.from_env(llm="openai" if base_url else "none", base_url=base_url, model=MODEL_ALIAS,
                            timeout=timeout, llm_timeout=min(timeout, 30.0), llm_max_retries=2, embedder="none",
                            rag=False, home=tmp_path / "home", output_root=tmp_path / "out", checkpoint=False,
-                           max_tokens_plan=256)  # an abandoned plan reply must not keep the shared server busy long
+                           max_tokens_plan=256, llm_stream=True)  # a cut reply must not keep the shared server busy
 
 
 def _bounded(url: str, timeout: float) -> BoundedLLM:
@@ -70,6 +70,22 @@ def test_a_persistent_fault_ends_by_the_deadline_with_one_line_naming_the_server
     message = str(caught.value)
     assert took < deadline + SLACK, f"{fault}: took {took:.1f} s"
     assert "\n" not in message and proxy.base_url in message, message
+
+
+def test_a_streamed_reply_cut_at_the_deadline_frees_the_server_for_the_next_request(local_server: LocalServer) -> None:
+    """llama-cpp-python writes a non-streamed reply to the end after its client left; a streamed one it stops."""
+    client = OpenAIChat(MODEL_ALIAS, None, local_server.base_url, timeout=60, retry=RetryPolicy(max_retries=0))
+    client.stream = True
+    try:
+        cut = BoundedLLM(client, Config(timeout=3.0))
+        cut.start_run()
+        with pytest.raises(PlanexecError, match="deadline|did not answer in time"):
+            cut.complete([Message("user", "Write a long story about a lighthouse keeper.")], max_tokens=600)
+        after = BoundedLLM(client, Config(timeout=30.0))  # 600 tokens still being written would take minutes here
+        after.start_run()
+        assert after.complete([Message("user", "Say yes.")], max_tokens=4).finish_reason
+    finally:
+        client.close()
 
 
 # After the fault tests: a covered request makes no call, but a cut-off one may leave the server busy.

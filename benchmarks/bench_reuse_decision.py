@@ -13,7 +13,8 @@ import argparse
 
 from planexec.actions import actions_from
 from planexec.knowledge.calibration import KFoldReport, kfold_coverage, load_coverage_pairs
-from planexec.knowledge.store import default_seed_dir, read_capability_dir
+from planexec.knowledge.starters import read_capability_dir
+from planexec.knowledge.store import default_seed_dir
 from planexec.similarity import default_scorer
 from planexec.tools import default_registry
 
@@ -22,7 +23,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--embedder", default="auto", help="auto (packaged MiniLM) or none (keywords)")
     parser.add_argument("--k", type=int, default=5)
-    parser.add_argument("--errors", action="store_true", help="list every wrong held-out decision")
+    parser.add_argument("--errors", action="store_true", help="list the wrong decisions on sets a, b and c")
+    parser.add_argument("--held-out-errors", action="store_true",
+                        help="with --errors, list set d's too (set d stops being held out once its errors are read)")
     parser.add_argument("--penalties", default="0.1", help="penalties per unnamed specific to choose from, e.g. 0.1,0.2,0.3")
     args = parser.parse_args()
     actions = actions_from(default_registry(), read_capability_dir(default_seed_dir()))
@@ -30,6 +33,7 @@ def main() -> None:
     dev = [p for p in pairs if p.set == "a"]
     fresh = [p for p in pairs if p.set == "b"]
     last = [p for p in pairs if p.set == "c"]
+    held = [p for p in pairs if p.set == "d"]
     scorer = default_scorer(args.embedder)
     print(f"scorer {scorer.name}, {args.k} folds by action (thresholds fitted on the other folds only)")
     pens = tuple(float(x) for x in args.penalties.split(","))
@@ -37,8 +41,10 @@ def main() -> None:
          kfold_coverage(dev, actions, scorer, k=args.k, penalties=pens), args.errors)
     show(f"set b ({len(fresh)} pairs written after the last rule change; thresholds fitted on set a)",
          kfold_coverage(dev, actions, scorer, k=args.k, test=fresh, penalties=pens), args.errors)
-    show(f"set c ({len(last)} pairs written before the last method change; thresholds fitted on set a)",
+    show(f"set c ({len(last)} pairs written before an earlier method change; thresholds fitted on set a)",
          kfold_coverage(dev, actions, scorer, k=args.k, test=last, penalties=pens), args.errors)
+    show(f"HELD-OUT set d ({len(held)} pairs written before the latest rule changes; thresholds fitted on set a)",
+         kfold_coverage(dev, actions, scorer, k=args.k, test=held, penalties=pens), args.errors and args.held_out_errors)
 
 
 def show(title: str, report: KFoldReport, errors: bool) -> None:

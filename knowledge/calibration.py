@@ -153,7 +153,8 @@ class CoveragePair:
     serves: bool
     kind: str = ""
     set: str = "a"
-    """a: used while the rules were changed; b: written after the last change, evaluated once."""
+    """a: used while the rules were changed; b, c: written after earlier changes and since seen;
+    d: the held-out set, written before the latest rule changes (data/calibration/coverage_pairs.json says more)."""
 
 
 def load_coverage_pairs(path: Path | str | None = None) -> list[CoveragePair]:
@@ -222,7 +223,7 @@ def kfold_coverage(pairs: Sequence[CoveragePair], actions: Sequence[Any], scorer
     by_penalty = {x: (score(pairs, x), score(test, x) if test is not None else None) for x in penalties}
     scored = by_penalty[penalties[0]][0]
     tested = by_penalty[penalties[0]][1] or scored
-    names = sorted({p.action for p in pairs})
+    names = sorted({p.action for p in (*pairs, *(test or ()))})  # an action only `test` names is held out too
     folds = [names[i::k] for i in range(k)]
     results: list[FoldResult] = []
     decided: list[tuple[bool, bool, bool]] = []  # (label, decision, cosine decision)

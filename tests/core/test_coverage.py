@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import dataclasses
+
+import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from planexec.actions import Action, split_clauses
 from planexec.coverage import INPUT, Coverage, Judge, assess, in_domain
+from planexec.models import PlanStep
 from planexec.similarity import KeywordScorer
+from planexec.tools.base import ToolContext, ToolOutput
 
 ACTIONS = [
     Action("count_cells", "run_capability", "capability", "Count the detected cells.", ("cell_centroids",),
@@ -89,8 +94,6 @@ def test_every_clause_is_decided_exactly_once(request: str) -> None:
 
 
 def test_verification_checks_the_kind_of_result_the_clause_asks_for() -> None:
-    from planexec.models import PlanStep
-    from planexec.tools.base import ToolContext, ToolOutput
     from planexec.verifier import heuristic_verdict
 
     figure_only = ToolOutput({"fig_cells": "cells.png"}, artifacts=["out/cells.png"])
@@ -103,6 +106,23 @@ def test_verification_checks_the_kind_of_result_the_clause_asks_for() -> None:
     assert heuristic_verdict(PlanStep(1, "Count cells", ("t",), serves="how many cells are there"),
                              ToolOutput({"n_cells": 6}), ToolContext()).ok
     assert heuristic_verdict(asks_plot, figure_only, ToolContext()).ok
+
+
+def test_how_many_is_answered_only_by_the_steps_own_number() -> None:
+    """Scalars left in the run by earlier steps, or a capability's version, do not answer "how many"."""
+    from planexec.verifier import heuristic_verdict
+
+    earlier = ToolContext(state={"variables": {"diameter_px": 6.4, "n_bad_frames": 0, "n_transients": 18}})
+    classified = ToolOutput({"iscell": np.ones((6, 2)), "cell_features": [{"roi": 0}], "capability_id": "classify_cells",
+                             "version": 1})
+    step = PlanStep(7, "Classify ROIs as cells", ("run_capability",), serves="how many ROIs are active?",
+                    outputs=("iscell", "cell_features"))
+    verdict = heuristic_verdict(step, classified, earlier)
+    assert not verdict.ok and "no single number" in verdict.reason
+    undeclared = dataclasses.replace(step, outputs=())
+    assert not heuristic_verdict(undeclared, classified, earlier).ok
+    counted = ToolOutput({"n_cells": 6, "capability_id": "count_cells", "version": 1}, results={"n_cells": 6})
+    assert heuristic_verdict(dataclasses.replace(step, outputs=("n_cells",)), counted, earlier).ok
 
 
 def test_an_action_that_never_names_what_the_clause_is_about_does_not_serve_it() -> None:

@@ -86,7 +86,7 @@ _LEXICON: list[tuple[str, str, str]] = [
     ("plot", "scatter", r"scatter"),
     ("plot", "bar", r"\bbar (?:charts?|plots?|graphs?)|\bbar ?graphs?"),
     ("axis", "per_item", r"(?:per|each|every|for each|individual) (?:\w+ )?(?:cell|roi|neuron|curve|trace|trial|sample|"
-                         r"region|label|mask)s?"),
+                         r"label|mask)s?|(?:each|every) labell?ed regions?"),  # "per region" groups a table
     ("axis", "per_time", r"(?:per|each|every) (?:frame|time ?point|time step)s?|pointwise|across (?:all )?(?:the )?(?:cells|curves|rois|neurons|trials)"),
     ("window", "running", r"\b(?:running|sliding|moving|rolling)\b"),
     ("window", "constant", r"\b(?:constant|fixed|flat)\b|\b(?:whole|entire) (?:trace|recording|time series|session|movie)s?\b|"

@@ -130,3 +130,36 @@ def test_an_action_that_never_names_what_the_clause_is_about_does_not_serve_it()
     cands = {c.name: c for c in judge.candidates("count the events in each neuron", ACTIONS)}
     assert not cands["count_cells"].accepted and "not event" in cands["count_cells"].reason
     assert {c.name for c in judge.candidates("count the neurons", ACTIONS) if c.accepted} >= {"count_cells"}
+
+
+def test_a_denied_specific_is_not_matched_on_the_shared_word() -> None:
+    from planexec.coverage_terms import Named, denial_conflicts, split_negated
+
+    assert split_negated("peak detection without deconvolution")[1].strip() == "deconvolution"
+    assert split_negated("cell or not for each ROI")[1] == "", "'or not' denies nothing"
+    peaks = Named.of("find peaks of the traces, no deconvolution")
+    assert denial_conflicts(Named.of("infer spikes by deconvolution"), peaks)
+    assert denial_conflicts(Named.of("functional boxplot statistics, no figure"), Named.of("plot the boxplot figure"))
+    plain = Action("extract_plain", "run_capability", "capability", "Extract plain traces without neuropil correction.",
+                   ("images",), ("roi_traces",), title="Plain traces")
+    judge = Judge.for_scorer(KeywordScorer(), threshold=0.0)
+    cand = judge.candidates("extract the traces and subtract the neuropil", [plain])[0]
+    assert not cand.accepted and "not neuropil" in cand.reason
+
+
+def test_a_count_is_served_only_by_an_action_that_outputs_one() -> None:
+    classify = Action("classify", "run_capability", "capability", "Decide cell or not for each ROI.",
+                      ("cell_labels",), ("iscell",), examples=("which ROIs are cells",), title="Classify ROIs")
+    judge = Judge.for_scorer(KeywordScorer(), threshold=0.0)
+    cand = judge.candidates("how many ROIs are cells?", [classify, ACTIONS[0]])
+    by_name = {c.name: c for c in cand}
+    assert not by_name["classify"].accepted and "count" in by_name["classify"].reason
+    assert by_name["count_cells"].accepted
+
+
+def test_an_actions_objects_include_what_its_variables_hold() -> None:
+    from planexec.coverage_terms import variable_objects
+
+    assert variable_objects(["images_registered"]) == {"image"}
+    assert {"cell", "trace"} <= variable_objects(["roi_traces"])
+    assert "neuropil" in variable_objects(["Fneu"])

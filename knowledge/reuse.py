@@ -88,9 +88,10 @@ _LEXICON: list[tuple[str, str, str]] = [
     ("axis", "per_item", r"(?:per|each|every|for each|individual) (?:\w+ )?(?:cell|roi|neuron|curve|trace|trial|sample|"
                          r"label|mask)s?|(?:each|every) labell?ed regions?"),  # "per region" groups a table
     ("axis", "per_time", r"(?:per|each|every) (?:frame|time ?point|time step)s?|pointwise|across (?:all )?(?:the )?(?:cells|curves|rois|neurons|trials)"),
-    # "running" only before what a window slides over ("after running the segmentation" is no window)
-    ("window", "running", r"\b(?:running|sliding|moving|rolling)[- ](?:\w+[- ])?(?:percentile|minimum|min|maximum|median|"
-                          r"baseline|window|f0)s?\b"),
+    # "running" only before what a window slides over ("after running the segmentation" is no window);
+    # a lookahead, so "rolling median" still names the median
+    ("window", "running", r"\b(?:running|sliding|moving|rolling)(?=[- ](?:\w+[- ])?(?:percentile|minimum|min|maximum|"
+                          r"median|baseline|window|f0)s?\b)"),
     ("window", "constant", r"\b(?:constant|fixed|flat)\b|\b(?:whole|entire) (?:trace|recording|time series|session|movie)s?\b|"
                            r"\b(?:single|one) (?:\w+ )?(?:f0|baseline)s?\b"),
     ("direction", "increase", r"increas\w*|upward|rising"),

@@ -93,7 +93,7 @@ _LEXICON: list[tuple[str, str, str]] = [
     ("window", "running", r"\b(?:running|sliding|moving|rolling)(?=[- ](?:\w+[- ])?(?:percentile|minimum|min|maximum|"
                           r"median|baseline|window|f0)s?\b)"),
     ("window", "constant", r"\b(?:constant|fixed|flat)\b|\b(?:whole|entire) (?:trace|recording|time series|session|movie)s?\b|"
-                           r"\b(?:single|one) (?:\w+ )?(?:f0|baseline)s?\b"),
+                           r"\b(?:single|one)(?= (?:\w+ )?(?:f0|baseline)s?\b)"),
     ("direction", "increase", r"increas\w*|upward|rising"),
     ("direction", "decrease", r"decreas\w*|downward|falling"),
     ("task", "detect", r"\bdetect(?!ed\b)\w* (?:\w+ )?(?:transient|event|peak|spike)s?|\bfind (?:\w+ )?(?:transient|event|peak|spike)s?"),

@@ -153,7 +153,8 @@ class CoveragePair:
     serves: bool
     kind: str = ""
     set: str = "a"
-    """a: used while the rules were changed; b: written after the last change, evaluated once."""
+    """a: used while the rules were changed; b, c: written after earlier changes and since seen;
+    d: the held-out set, written before the latest rule changes (data/calibration/coverage_pairs.json says more)."""
 
 
 def load_coverage_pairs(path: Path | str | None = None) -> list[CoveragePair]:
@@ -192,11 +193,13 @@ class KFoldReport:
     cosine_best_precision: float
     cosine_best_recall: float
     errors: tuple[str, ...] = ()
+    shipped: tuple[float, float, float] | None = None
+    """(threshold, precision, recall) of the decision at the threshold planexec ships, on the same pairs."""
 
 
 def kfold_coverage(pairs: Sequence[CoveragePair], actions: Sequence[Any], scorer: Any, k: int = 5,
                    min_precision: float = 0.95, test: Sequence[CoveragePair] | None = None,
-                   penalties: Sequence[float] = (0.1,)) -> KFoldReport:
+                   penalties: Sequence[float] = (0.1,), shipped: float | None = None) -> KFoldReport:
     """Fit the decision's threshold on k-1 folds of actions, measure on the held-out fold, k times.
 
     No phrasing of a held-out action is seen in fitting: folds split the actions, and every pair of
@@ -205,6 +208,7 @@ def kfold_coverage(pairs: Sequence[CoveragePair], actions: Sequence[Any], scorer
     With `test`, thresholds are fitted on `pairs` of the other folds and measured on `test`'s pairs
     of the held-out fold. With several `penalties` (per specific the action never names), each
     fold also picks the penalty that gives the best recall at `min_precision` on its training folds.
+    With `shipped` (the threshold planexec uses), the decision at it is measured on the same pairs too.
     """
     from planexec.coverage import Judge
 
@@ -222,7 +226,7 @@ def kfold_coverage(pairs: Sequence[CoveragePair], actions: Sequence[Any], scorer
     by_penalty = {x: (score(pairs, x), score(test, x) if test is not None else None) for x in penalties}
     scored = by_penalty[penalties[0]][0]
     tested = by_penalty[penalties[0]][1] or scored
-    names = sorted({p.action for p in pairs})
+    names = sorted({p.action for p in (*pairs, *(test or ()))})  # an action only `test` names is held out too
     folds = [names[i::k] for i in range(k)]
     results: list[FoldResult] = []
     decided: list[tuple[bool, bool, bool]] = []  # (label, decision, cosine decision)
@@ -254,4 +258,7 @@ def kfold_coverage(pairs: Sequence[CoveragePair], actions: Sequence[Any], scorer
     all_labels = [s[0].serves for s in tested]
     tb = best_threshold([s[2] for s in tested], all_labels, min_precision)
     bp, br = precision_recall([s[2] >= tb for s in tested], all_labels)
-    return KFoldReport(tuple(results), p, r, cp, cr, tb, bp, br, tuple(errors))
+    at = None
+    if shipped is not None:
+        at = (shipped, *precision_recall([s[1] >= shipped for s in tested], all_labels))
+    return KFoldReport(tuple(results), p, r, cp, cr, tb, bp, br, tuple(errors), at)

@@ -42,9 +42,9 @@ _LEXICON: list[tuple[str, str, str]] = [
     ("feature", "rise_time", r"rise[- ]?times?|time to peak"),
     ("feature", "decay_time", r"decay[- ]?(?:times?|constants?|tau)|decay"),
     ("feature", "amplitude", r"amplitudes?"),
-    ("feature", "duration", r"durations?|fwhm|half[- ]width|width at half"),
-    ("feature", "frequency", r"frequenc\w*|event rates?|firing rates?|events per (?:minute|second)"),
-    ("feature", "interval", r"inter[- ]?event intervals?"),
+    ("feature", "duration", r"durations?|fwhm|half[- ]width|width at half|how long (?:does|do|did) (?:\w+ ){1,3}last"),
+    ("feature", "frequency", r"frequenc\w*|event rates?|firing rates?|events per (?:minute|second)|how often"),
+    ("feature", "interval", r"inter[- ]?(?:event|spike|transient)[- ]intervals?|\bisis?\b"),
     ("correlation", "pearson", r"pearson"),
     ("correlation", "spearman", r"spearman|rank correlation"),
     ("correlation", "kendall", r"kendall"),
@@ -84,8 +84,16 @@ _LEXICON: list[tuple[str, str, str]] = [
     ("plot", "histogram", r"histograms?"),
     ("plot", "heatmap", r"heat[- ]?maps?|raster"),
     ("plot", "scatter", r"scatter"),
-    ("axis", "per_item", r"(?:per|each|every|for each|individual) (?:cell|roi|neuron|curve|trace|trial|sample)s?"),
+    ("plot", "bar", r"\bbar (?:charts?|plots?|graphs?)|\bbar ?graphs?"),
+    ("axis", "per_item", r"(?:per|each|every|for each|individual) (?:\w+ )?(?:cell|roi|neuron|curve|trace|trial|sample|"
+                         r"label|mask)s?|(?:each|every) labell?ed regions?"),  # "per region" groups a table
     ("axis", "per_time", r"(?:per|each|every) (?:frame|time ?point|time step)s?|pointwise|across (?:all )?(?:the )?(?:cells|curves|rois|neurons|trials)"),
+    # "running" only before what a window slides over ("after running the segmentation" is no window);
+    # a lookahead, so "rolling median" still names the median
+    ("window", "running", r"\b(?:running|sliding|moving|rolling)(?=[- ](?:\w+[- ])?(?:percentile|minimum|min|maximum|"
+                          r"median|baseline|window|f0)s?\b)"),
+    ("window", "constant", r"\b(?:constant|fixed|flat)\b|\b(?:whole|entire) (?:trace|recording|time series|session|movie)s?\b|"
+                           r"\b(?:single|one)(?= (?:\w+ )?(?:f0|baseline)s?\b)"),
     ("direction", "increase", r"increas\w*|upward|rising"),
     ("direction", "decrease", r"decreas\w*|downward|falling"),
     ("task", "detect", r"\bdetect(?!ed\b)\w* (?:\w+ )?(?:transient|event|peak|spike)s?|\bfind (?:\w+ )?(?:transient|event|peak|spike)s?"),
@@ -100,6 +108,7 @@ _LEXICON: list[tuple[str, str, str]] = [
     ("action", "plot", r"\bplot\w*|\bdraw\w*|visuali[sz]\w*|\bfigures?\b|\boverlay\w*"),
     ("action", "save", r"\bsav(?:e|es|ing)\b|export\w*|\bwrite (?:\w+ )*?(?:to|into) (?:a |the )?(?:\w+ )?(?:file|disk|csv)"),
     ("action", "load", r"\bload\w*|\bread\b|\bopen\b"),
+    ("action", "simulate", r"\bsimulat\w*|\bsynthetic\b"),
     ("statistic", "mean", r"\bmeans?\b|averag\w*|\bavg\b"),
     ("statistic", "median", r"medians?"),
     ("statistic", "std", r"standard deviations?|\bstd\b|\bsd\b"),

@@ -22,8 +22,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from planexec.actions import Action, split_clauses
+from planexec.coverage_terms import Named, denial_conflicts, objects, split_negated
 from planexec.datafiles import shipped
-from planexec.knowledge.reuse import ReusePolicy, compare_terms, extract_terms
+from planexec.knowledge.reuse import ReusePolicy, compare_terms
 from planexec.similarity import Scorer, tokens
 
 INPUT = "input"
@@ -59,31 +60,13 @@ _INPUT_ONLY = re.compile(
 
 
 _ROI = re.compile(r"\bROIs?\b|\bregions? of interest\b", re.IGNORECASE)
+_TIME_COURSE = re.compile(r"\btime[- ]?courses?\b|\btime[- ]series\b", re.IGNORECASE)
 _REFERS_BACK = re.compile(r"\b(?:them|their|they|it|its|these|those|there|each one)\b", re.IGNORECASE)
 _NOUN = re.compile(r"\b(?:cells?|neurons?|traces?|curves?|events?|transients?|spikes?|images?|frames?|movies?|"
                    r"columns?|rows?|tables?)\b", re.IGNORECASE)
 
 
-# What a clause is about: an action that never names one of these objects does not work on it
-# ("count the events" is not served by a cell counter, "watershed on the curves" not by image segmentation).
-_OBJECTS = {
-    "cell": r"\bcells?\b|\bneurons?\b|\brois?\b|\bsomat\w*|cell bod\w*|regions? of interest|\bper-cell\b",
-    "event": r"\bevents?\b|\btransients?\b|\bspikes?\b|\bpeaks?\b|\bfir(?:e|es|ing)\b",
-    "image": r"\bimages?\b|\bframes?\b|\bmovie\b|\bstack\b|\bpixels?\b|\bprojection\b|\brecording\b|field of view",
-    "curve": r"\bcurves?\b|\bensemble\b",
-    "table": r"\btables?\b|\bcolumns?\b|\brows?\b|\bcsv\b|\bspreadsheet\b",
-    "neuropil": r"\bneuropil\b",
-    "vessel": r"\bvessels?\b|\bdendrit\w*|\baxons?\b",
-    "paper": r"\bpapers?\b|\bliterature\b|\bpublications?\b",
-}
-_OBJECT_RES = {k: re.compile(v, re.IGNORECASE) for k, v in _OBJECTS.items()}
-
 _ANALYSIS_PARAMETER = re.compile(r"parameter [0-9.e+-]+(?:px|hz|ms|s|um|µm)$")
-
-
-def objects(text: str) -> frozenset[str]:
-    """The domain objects a text names (cells, events, images, curves, tables...)."""
-    return frozenset(k for k, r in _OBJECT_RES.items() if r.search(text))
 
 
 @dataclass(frozen=True)
@@ -234,6 +217,23 @@ def _produces_figure_only(action: Action) -> bool:
     return bool(action.outputs) and all(o.startswith("fig") for o in action.outputs)
 
 
+_STRICT_HERE = ("comparison ", "fit ", "statistic count")
+_COUNT_OUTPUT = re.compile(r"^n_|count|number|_per_")
+
+
+def _outputs_count(action: Action) -> bool:
+    """Whether an action's declared outputs hold a count (n_cells, events_per_cell); True when it declares none."""
+    return not action.outputs or any(_COUNT_OUTPUT.search(o) for o in action.outputs)
+
+_SEE = re.compile(r"\b(?:show|display|see|view|look at|picture)\b", re.IGNORECASE)
+_RESULT_GROUPS = ("statistic", "measure", "feature", "shape")
+
+
+def _asks_to_see(clause: str, asked: Named) -> bool:
+    """ "show me the ROIs on the image" asks for a picture; "show me the mean amplitude" asks for a number."""
+    return bool(_SEE.search(clause)) and not any(g in asked.terms.groups for g in _RESULT_GROUPS)
+
+
 def _makes_figure(action: Action) -> bool:
     return action.type == "vis" or any(o.startswith("fig") for o in action.outputs)
 
@@ -258,7 +258,7 @@ class Judge:
         `context` (the previous clause) names what a pronoun refers to: "segment the cells; count them"
         is scored as "count cells".
         """
-        clause = _ROI.sub("cells", clause)
+        clause = _TIME_COURSE.sub("traces", _ROI.sub("cells", clause))
         noun = _NOUN.search(_ROI.sub("cells", context)) if context else None
         text = _REFERS_BACK.sub(noun.group(0), clause) if noun else clause
         flat = [(a, t) for a in actions for t in phrasings(a)]
@@ -266,26 +266,44 @@ class Judge:
         best: dict[str, float] = {}
         for (a, _), s in zip(flat, sims, strict=True):
             best[a.name] = max(best.get(a.name, -1.0), float(s))
-        asked = extract_terms(clause)  # the specifics are the clause's own; context only helps the similarity
-        things = objects(text)
-        out = [self._decide(asked, things, a, best.get(a.name, 0.0)) for a in actions]
+        asked = Named.of(clause)  # the specifics are the clause's own; context only helps the similarity
+        asked = dataclasses.replace(asked, objects=objects(split_negated(text)[0]))
+        sees = _asks_to_see(clause, asked)
+        out = [self._decide(asked, a, best.get(a.name, 0.0), sees) for a in actions]
         out.sort(key=lambda c: (c.accepted, c.score), reverse=True)
         return out
 
-    def _decide(self, asked: object, things: frozenset[str], action: Action, semantic: float) -> Candidate:
+    def _decide(self, asked: Named, action: Action, semantic: float, sees: bool = False) -> Candidate:
         text = " ".join([action.name.replace("_", " "), action.title, *phrasings(action), *action.tags])
-        terms = compare_terms(asked, extract_terms(text))  # type: ignore[arg-type]
-        if action.numeric_args:  # a number given to a tool with numeric parameters is an argument, not a specific
-            terms = dataclasses.replace(terms, unspecified=[u for u in terms.unspecified if not u.startswith("parameter")])
-        # "cells about 8 px wide, imaged at 15 Hz" are analysis parameters (planexec.params), which
-        # reach every capability as `params`: they do not make a clause more specific than its action.
-        terms = dataclasses.replace(terms, unspecified=[u for u in terms.unspecified if not _ANALYSIS_PARAMETER.match(u)])
-        wants_plot = "plot" in asked.groups.get("action", frozenset())  # type: ignore[attr-defined]
+        if action.type == "capability":  # what it reads and writes, its name and examples; not incidental words of its description
+            about = " ".join([action.name.replace("_", " "), action.title, *action.examples, *action.tags])
+            have = Named.of(text, (*action.inputs, *action.outputs), about)
+        else:
+            have = Named.of(text)
+        terms = compare_terms(asked.terms, have.terms)
+        unspecified = [u for u in terms.unspecified
+                       # a number given to a tool with numeric parameters is an argument, not a specific
+                       if not (action.numeric_args and u.startswith("parameter"))
+                       # "cells about 8 px wide, imaged at 15 Hz" are analysis parameters (planexec.params),
+                       # which reach every capability as `params`: they do not make a clause more specific
+                       and not _ANALYSIS_PARAMETER.match(u)
+                       # per cell / per frame only matters against an action that states the other one
+                       and not u.startswith("axis ")]
+        # a filter ("cells larger than 50 px"), a model fit ("fit an exponential") or a count ("how many ROIs
+        # are active?") the action neither names nor outputs (n_cells, events_per_cell) is not done
+        strict_here = _STRICT_HERE if not _outputs_count(action) else _STRICT_HERE[:2]
+        strict = [f"{u}: the action does not do it" for u in unspecified if u.startswith(strict_here)]
+        terms = dataclasses.replace(terms, unspecified=[u for u in unspecified if not u.startswith(strict_here)],
+                                    conflicts=[*terms.conflicts, *strict, *denial_conflicts(asked, have)])
+        wants_plot = "plot" in asked.terms.groups.get("action", frozenset())
+        no_plot = "plot" in asked.denied_terms.groups.get("action", frozenset())
         ok, score, reason = self.policy.decide(semantic, terms, None)
-        unnamed = sorted(things - objects(text)) if self.check_objects else []
-        if ok and unnamed:
-            ok, reason = False, f"works on {', '.join(sorted(objects(text))) or 'other things'}, not {', '.join(unnamed)}"
-        elif ok and _produces_figure_only(action) and not wants_plot:
+        unnamed = sorted(asked.objects - have.objects) if self.check_objects else []
+        if ok and "paper" in have.objects and "paper" not in asked.objects:
+            ok, reason = False, "searches the literature; the clause names no paper or method to look up"
+        elif ok and unnamed:
+            ok, reason = False, f"works on {', '.join(sorted(have.objects)) or 'other things'}, not {', '.join(unnamed)}"
+        elif ok and _produces_figure_only(action) and (no_plot or not (wants_plot or sees)):
             ok, reason = False, "only draws a figure; the clause asks for a result"
         elif ok and wants_plot and not _makes_figure(action):
             ok, reason = False, "makes no figure; the clause asks for one"

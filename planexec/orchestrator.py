@@ -48,7 +48,7 @@ from planexec.scheduler import Scheduler
 from planexec.similarity import default_scorer
 from planexec.state import RunState
 from planexec.status import run_status
-from planexec.synthesis import LLMSynthesizer, TemplateSynthesizer, not_done
+from planexec.synthesis import LLMSynthesizer, TemplateSynthesizer, input_notes, not_done
 from planexec.tools import ToolRegistry, default_registry
 from planexec.verifier import StepVerifier
 
@@ -239,6 +239,7 @@ class Orchestrator:
             run.errors.append(f"synthesis failed, templated answer given instead: {exc}")
             answer = TemplateSynthesizer().synthesize(run.request, steps, run.results)
         answer += not_done(run.plan, run.errors) if status != "succeeded" else ""
+        answer += input_notes(run.state.get("stack_meta")) if steps else ""
         run.timings["synthesis"] = time.perf_counter() - started
         run.timings["total"] = run.elapsed()
         result = RunResult(

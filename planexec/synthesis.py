@@ -65,6 +65,17 @@ def _what(step: StepResult) -> str:
     return text[len(cap) + 2:] if cap and text.startswith(f"{cap}: ") else text
 
 
+def _scalar_outputs(step: StepResult, results: dict[str, Any]) -> bool:
+    """Whether a step's declared outputs include a single value the key figures already state."""
+    return any(isinstance(results.get(o), (int, float, str)) for o in step.step.outputs)
+
+
+def input_notes(meta: Any) -> str:
+    """What the answer must say about how the input was read: the time axis, when the file did not say it."""
+    note = getattr(meta, "axes_note", "") or ""
+    return f"\n\nInput: {note}." if note else ""
+
+
 class TemplateSynthesizer:
     """A deterministic answer: the figures the request asks about, what each step found, what failed."""
 
@@ -76,6 +87,7 @@ class TemplateSynthesizer:
         figures = key_figures(request, results)
         if figures:
             lines.append("; ".join(_phrase(k, v) for k, v in figures) + ".")
+        lines += [f'"{s.step.serves}": {_what(s)}' for s in ok if s.step.serves and not _scalar_outputs(s, results)]
         for key in _TEXT_KEYS:
             text = results.get(key)
             if isinstance(text, str) and text.strip():

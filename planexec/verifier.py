@@ -77,10 +77,32 @@ def _numeric(value: Any) -> bool:
     return dtype is not None and dtype.kind in "iuf" and getattr(value, "size", 0) > 0
 
 
+_BOOKKEEPING = frozenset({"capability_id", "version", "stdout", "parameters"})
+
+
+def answers(step: PlanStep, output: ToolOutput, names: dict[str, Any]) -> dict[str, Any]:
+    """The values that can answer the step's clause: its declared outputs, else what this output itself made.
+
+    Neither the run's earlier variables (a diameter, a frame count) nor bookkeeping (a capability's
+    version) answer "how many ROIs are active?".
+    """
+    if step.outputs:
+        return {k: names[k] for k in step.outputs if k in names}
+    own: dict[str, Any] = {}
+    if isinstance(output.state.get("variables"), dict):
+        own.update(output.state["variables"])
+    own.update(output.state)
+    own.update(output.results)
+    if isinstance(output.value, dict):
+        own.update(output.value)
+    return {k: v for k, v in own.items() if k not in _BOOKKEEPING}
+
+
 def goal_verdict(step: PlanStep, output: ToolOutput, names: dict[str, Any]) -> Verdict | None:
     """The kind of result the served clause asks for (a number, a figure, a file) must be in the output."""
     if not step.serves:
         return None
+    names = answers(step, output, names)
     from planexec.knowledge.reuse import extract_terms
 
     asked = extract_terms(step.serves).groups

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import dataclasses
+
+import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from planexec.actions import Action, split_clauses
 from planexec.coverage import INPUT, Coverage, Judge, assess, in_domain
+from planexec.models import PlanStep
 from planexec.similarity import KeywordScorer
+from planexec.tools.base import ToolContext, ToolOutput
 
 ACTIONS = [
     Action("count_cells", "run_capability", "capability", "Count the detected cells.", ("cell_centroids",),
@@ -89,8 +94,6 @@ def test_every_clause_is_decided_exactly_once(request: str) -> None:
 
 
 def test_verification_checks_the_kind_of_result_the_clause_asks_for() -> None:
-    from planexec.models import PlanStep
-    from planexec.tools.base import ToolContext, ToolOutput
     from planexec.verifier import heuristic_verdict
 
     figure_only = ToolOutput({"fig_cells": "cells.png"}, artifacts=["out/cells.png"])
@@ -105,8 +108,58 @@ def test_verification_checks_the_kind_of_result_the_clause_asks_for() -> None:
     assert heuristic_verdict(asks_plot, figure_only, ToolContext()).ok
 
 
+def test_how_many_is_answered_only_by_the_steps_own_number() -> None:
+    """Scalars left in the run by earlier steps, or a capability's version, do not answer "how many"."""
+    from planexec.verifier import heuristic_verdict
+
+    earlier = ToolContext(state={"variables": {"diameter_px": 6.4, "n_bad_frames": 0, "n_transients": 18}})
+    classified = ToolOutput({"iscell": np.ones((6, 2)), "cell_features": [{"roi": 0}], "capability_id": "classify_cells",
+                             "version": 1})
+    step = PlanStep(7, "Classify ROIs as cells", ("run_capability",), serves="how many ROIs are active?",
+                    outputs=("iscell", "cell_features"))
+    verdict = heuristic_verdict(step, classified, earlier)
+    assert not verdict.ok and "no single number" in verdict.reason
+    undeclared = dataclasses.replace(step, outputs=())
+    assert not heuristic_verdict(undeclared, classified, earlier).ok
+    counted = ToolOutput({"n_cells": 6, "capability_id": "count_cells", "version": 1}, results={"n_cells": 6})
+    assert heuristic_verdict(dataclasses.replace(step, outputs=("n_cells",)), counted, earlier).ok
+
+
 def test_an_action_that_never_names_what_the_clause_is_about_does_not_serve_it() -> None:
     judge = Judge.for_scorer(KeywordScorer())
     cands = {c.name: c for c in judge.candidates("count the events in each neuron", ACTIONS)}
     assert not cands["count_cells"].accepted and "not event" in cands["count_cells"].reason
     assert {c.name for c in judge.candidates("count the neurons", ACTIONS) if c.accepted} >= {"count_cells"}
+
+
+def test_a_denied_specific_is_not_matched_on_the_shared_word() -> None:
+    from planexec.coverage_terms import Named, denial_conflicts, split_negated
+
+    assert split_negated("peak detection without deconvolution")[1].strip() == "deconvolution"
+    assert split_negated("cell or not for each ROI")[1] == "", "'or not' denies nothing"
+    peaks = Named.of("find peaks of the traces, no deconvolution")
+    assert denial_conflicts(Named.of("infer spikes by deconvolution"), peaks)
+    assert denial_conflicts(Named.of("functional boxplot statistics, no figure"), Named.of("plot the boxplot figure"))
+    plain = Action("extract_plain", "run_capability", "capability", "Extract plain traces without neuropil correction.",
+                   ("images",), ("roi_traces",), title="Plain traces")
+    judge = Judge.for_scorer(KeywordScorer(), threshold=0.0)
+    cand = judge.candidates("extract the traces and subtract the neuropil", [plain])[0]
+    assert not cand.accepted and "not neuropil" in cand.reason
+
+
+def test_a_count_is_served_only_by_an_action_that_outputs_one() -> None:
+    classify = Action("classify", "run_capability", "capability", "Decide cell or not for each ROI.",
+                      ("cell_labels",), ("iscell",), examples=("which ROIs are cells",), title="Classify ROIs")
+    judge = Judge.for_scorer(KeywordScorer(), threshold=0.0)
+    cand = judge.candidates("how many ROIs are cells?", [classify, ACTIONS[0]])
+    by_name = {c.name: c for c in cand}
+    assert not by_name["classify"].accepted and "count" in by_name["classify"].reason
+    assert by_name["count_cells"].accepted
+
+
+def test_an_actions_objects_include_what_its_variables_hold() -> None:
+    from planexec.coverage_terms import variable_objects
+
+    assert variable_objects(["images_registered"]) == {"image"}
+    assert {"cell", "trace"} <= variable_objects(["roi_traces"])
+    assert "neuropil" in variable_objects(["Fneu"])

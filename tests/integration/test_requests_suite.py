@@ -28,20 +28,13 @@ def orch(seeded_home: Path, tmp_path_factory: pytest.TempPathFactory) -> Orchest
     return Orchestrator(config=offline_config(fresh_home(seeded_home, base / "home"), base / "out"))
 
 
-KNOWN_WRONG = {
-    "unc-active-rois": "classify_cells is taken to serve 'how many ROIs are active?' and no count is given",
-    "cal-time-course": "'extract the time course of every neuron' is refused: no extract capability passes coverage",
-}
-"""Cases the merged library gets wrong today, kept visible: the test fails when one starts passing."""
-
-
 def test_the_request_suite_passes_offline(suite_runs: SuiteRuns) -> None:
     result = suite_runs.get("requests")
     problems = {c.case.id: c.error or [d["note"] for d in c.details if not d["ok"]] for c in result.cases if not c.passed}
-    assert set(problems) == set(KNOWN_WRONG), problems
+    assert not problems, problems
     statuses = {c.run_status for c in result.cases}
     assert statuses == {"succeeded", "not_covered"}
-    refused = [c for c in result.cases if c.case.id.startswith(("oos-", "unc-")) and c.case.id not in KNOWN_WRONG]
+    refused = [c for c in result.cases if c.case.id.startswith(("oos-", "unc-"))]
     assert len(refused) >= 23 and all(c.run_status == "not_covered" for c in refused)
     assert len(load_suite(SUITES / "requests.toml").cases) >= 60
 
@@ -109,7 +102,7 @@ def test_the_cli_exits_5_for_uncovered_and_4_for_partial(seeded_home: Path, tmp_
     assert partial.exit_code == 4, partial.output
 
 
-# -- cases that other branches make true (kept here so the merge shows them turning green) ----------
+# -- input cases (movie axis order, degenerate movies, empty amplitudes) ---------------------------------
 
 
 def _movie(tmp_path: Path, movie: np.ndarray) -> Path:
@@ -118,12 +111,11 @@ def _movie(tmp_path: Path, movie: np.ndarray) -> Path:
     return path
 
 
-@pytest.mark.xfail(reason="the time axis is chosen right and logged as a warning, but the answer does not state it yet",
-                   strict=True)
-def test_a_movie_stored_h_w_t_is_detected(orch: Orchestrator, tmp_path: Path) -> None:
+def test_a_movie_stored_h_w_t_is_detected_and_the_answer_says_so(orch: Orchestrator, tmp_path: Path) -> None:
     movie, _ = generate_demo(frames=128, cells=6, size=48, seed=1)
     result = orch.run("count the cells", images=_movie(tmp_path, np.moveaxis(movie, 0, -1)))
-    assert result.results.get("n_cells") == 6 and "axis" in result.answer.lower()
+    assert result.results.get("n_cells") == 6
+    assert "Input: movie.npy: axis 2 (128 long, the longest) was taken as time (YXT)" in result.answer
 
 
 @pytest.mark.parametrize("shape", [(1, 32, 32), (40, 32, 32)])

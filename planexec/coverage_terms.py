@@ -1,0 +1,113 @@
+"""What a clause or an action names, for the coverage decision: its objects and its specifics, said or denied.
+
+"Peak detection without deconvolution" names deconvolution only to deny it, and "extract the
+traces, no neuropil correction" asks for no neuropil: a negated phrase is kept apart, so an
+action that does what the clause denies (or denies what the clause asks) is rejected instead of
+matched on the shared word. An action's objects come from its text and from the variables it
+reads and writes (a capability on `roi_traces` works on cells even if its text never says so).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from planexec.knowledge.reuse import Terms, extract_terms
+
+# What a clause is about: an action that never names one of these objects does not work on it
+# ("count the events" is not served by a cell counter, "watershed on the curves" not by image segmentation).
+_OBJECTS = {
+    "cell": r"\bcells?\b|\bneurons?\b|\brois?\b|\bsomat\w*|cell bod\w*|regions? of interest|\bper-cell\b",
+    "event": r"\bevents?\b|\btransients?\b|\bspikes?\b|\bpeaks?\b(?! (?:projection|intensity|brightness|value)s?\b)"
+             r"|\bfir(?:e|es|ing)\b",
+    # "in pixels", "50 pixels" and "per 100 frames" are units of a size or a rate, not the image
+    "image": r"\bimages?\b|(?<!\d )\bframes?\b|\bmovie\b|\bstack\b|(?<!\bin )(?<!\d )\bpixels?\b|\bprojection\b"
+             r"|\brecording\b|field of view",
+    "curve": r"\bcurves?\b|\bensemble\b",
+    "table": r"\btables?\b|\bcolumns?\b|\brows?\b|\bcsv\b|\bspreadsheet\b",
+    "trace": r"\btraces?\b|\btime[- ]?courses?\b|\btime[- ]series\b|\bd\s*f\s*/\s*f0?\b|[δΔ]\s*f\s*/\s*f|\bdff\b",
+    "neuropil": r"\bneuropil\b",
+    "vessel": r"\bvessels?\b|\bdendrit\w*|\baxons?\b",
+    "paper": r"\bpapers?\b|\bliterature\b|\bpublications?\b",
+}
+_OBJECT_RES = {k: re.compile(v, re.IGNORECASE) for k, v in _OBJECTS.items()}
+
+# The objects a run variable holds, by a word of its name (images_registered -> image, roi_traces -> cell).
+_VARIABLE_OBJECTS = (
+    ("image", re.compile(r"image|frame|movie|reg_offsets")),
+    ("cell", re.compile(r"cell|roi|^stat$|^f$|dff|trace|spks|diameter|correlation_matrix")),
+    ("event", re.compile(r"event|transient|spks|rise|decay|amplitude")),
+    ("trace", re.compile(r"trace|dff|^f$|^fneu$|baseline|spks")),
+    ("neuropil", re.compile(r"^fneu$|neuropil")),
+    ("curve", re.compile(r"curve|^statistics")),
+    ("table", re.compile(r"table|column")),
+)
+
+# A denial and the few words it covers: "without neuropil correction", "no figure", "not deconvolved"
+# ("cell or not" denies nothing).
+_NEGATED = re.compile(r"\b(?:without|no|(?<!\bor )not|w/o|instead of|rather than|except)\b((?:\s+[\w/'-]+){1,3})",
+                      re.IGNORECASE)
+
+
+_DOING = ("task", "action")
+"""Term groups that say what a thing does, read from its name, title and examples only."""
+
+
+def objects(text: str) -> frozenset[str]:
+    """The domain objects a text names (cells, events, images, curves, tables...)."""
+    return frozenset(k for k, r in _OBJECT_RES.items() if r.search(text))
+
+
+def variable_objects(names: Iterable[str]) -> frozenset[str]:
+    """The domain objects run variables hold (images_registered -> image, roi_traces -> cell)."""
+    return frozenset(obj for n in names for obj, r in _VARIABLE_OBJECTS if r.search(n.lower()))
+
+
+def split_negated(text: str) -> tuple[str, str]:
+    """(the text with denied phrases blanked, the denied phrases): "peaks, no deconvolution" -> ("peaks, ", "deconvolution")."""
+    denied = [m.group(1) for m in _NEGATED.finditer(text)]
+    return _NEGATED.sub(" ", text), " ".join(denied)
+
+
+@dataclass(frozen=True)
+class Named:
+    """What a text names and what it denies: specifics (`Terms`) and objects."""
+
+    terms: Terms
+    objects: frozenset[str]
+    denied_terms: Terms
+    denied_objects: frozenset[str]
+
+    @classmethod
+    def of(cls, text: str, variables: Iterable[str] = (), about: str | None = None) -> Named:
+        """`about`: the text that says what the thing is and does (default `text`): its objects and its task
+        ("count the cells the classification accepts" counts, it does not classify); `variables` add objects."""
+        said, denied = split_negated(text)
+        on = split_negated(about)[0] if about is not None else said
+        terms = extract_terms(said)
+        if about is not None:
+            doing = extract_terms(on).groups
+            terms = Terms({**{g: v for g, v in terms.groups.items() if g not in _DOING},
+                           **{g: v for g, v in doing.items() if g in _DOING}}, terms.numbers)
+        return cls(terms, objects(on) | variable_objects(variables), extract_terms(denied), objects(denied) - objects(said))
+
+
+def denial_conflicts(clause: Named, action: Named) -> list[str]:
+    """What one side denies and the other asks or does ("asks no deconvolution, the action does it")."""
+    out = []
+    for group, denied in clause.denied_terms.groups.items():
+        done = denied & action.terms.groups.get(group, frozenset())
+        if done:
+            out.append(f"{group}: asks no {'/'.join(sorted(done))}, the action does it")
+    for group, asked in clause.terms.groups.items():
+        refused = (asked & action.denied_terms.groups.get(group, frozenset())) - action.terms.groups.get(group, frozenset())
+        if refused:
+            out.append(f"{group}: asks {'/'.join(sorted(refused))}, the action does it without")
+    done_objects = clause.denied_objects & action.objects - clause.objects
+    if done_objects:
+        out.append(f"asks no {', '.join(sorted(done_objects))}, the action works on it")
+    return out
+
+
+__all__ = ["Named", "denial_conflicts", "objects", "split_negated", "variable_objects"]

@@ -16,7 +16,7 @@ import sys
 import time
 
 from planexec.sandbox import Sandbox, shutdown
-from planexec.sandbox.forkserver import PRELOAD
+from planexec.sandbox.server import PRELOAD
 
 SNIPPET = "results = {'mean': float(np.arange(100).mean())}"
 # The baseline: the three top-level packages (skimage loads its submodules lazily).

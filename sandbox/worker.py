@@ -16,6 +16,7 @@ import sys
 import tempfile
 import time
 import traceback
+from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 from planexec.sandbox import cgroup, confine, namespaces, wire
@@ -52,29 +53,62 @@ class CappedText(io.TextIOBase):
         return body
 
 
-_isolated = False
+@dataclass(frozen=True)
+class Preparation:
+    """What a spare worker sets up before its request arrives: it depends only on the request's
+    layers and quota (and where the quota tmpfs goes), so the server keeps a spare per value."""
+
+    layers: tuple[str, ...]
+    quota_bytes: int
+    scratch: str
+    """Where the quota tmpfs is mounted ("" without the quota layer)."""
+
+    @classmethod
+    def of(cls, request: dict[str, Any]) -> Preparation:
+        quota = "quota" in request["layers"]
+        return cls(tuple(request["layers"]), int(request["limits"]["quota_bytes"]) if quota else 0,
+                   str(request["scratch"]) if quota else "")
+
+    @property
+    def isolated(self) -> bool:
+        """The worker starts in new namespaces (the server clones it so)."""
+        return "namespaces" in self.layers
 
 
-def main(comm_fd: int, request: dict[str, Any], server_pid: int) -> NoReturn:
-    """Entry point in the forked child: isolate, confine, load inputs, then serve requests."""
+@dataclass
+class _Ready:
+    """What `get_ready` did, or the error that stopped it (raised when the request comes)."""
+
+    prep: Preparation
+    uid: int | None = None
+    done: list[str] = field(default_factory=list)
+    error: Exception | None = None
+
+
+_ready: _Ready | None = None
+
+
+def main(comm_fd: int, request: dict[str, Any]) -> NoReturn:
+    """Entry point in a spare worker given its request: confine, load inputs, serve requests."""
     status = 70
     try:
-        status = _serve(comm_fd, request, server_pid)
+        status = _serve(comm_fd, request)
     finally:
         os._exit(status)
 
 
-def get_ready(keep_fd: int, server_pid: int, in_pidns: bool, group: str | None) -> None:
+def get_ready(keep_fd: int, server_pid: int, prep: Preparation, group: str | None) -> None:
     """What a spare worker does before it has a request: its own session, no inherited
-    descriptors, and (as root) its own cgroup, whose creation is the slow part."""
-    global _isolated
-    _isolate(keep_fd, server_pid, in_pidns)
-    _isolated = True
+    descriptors, (as root) its own cgroup, its namespaces' mounts, and a warm-up run."""
+    global _ready
+    _isolate(keep_fd, server_pid, prep.isolated)
     if group:
         try:
             cgroup.join(group)
         except OSError:
             pass  # enter() tries again, and fails closed, if the request asks for the layer
+    _ready = _set_up(prep)
+    warm_up()
 
 
 def _isolate(comm_fd: int, server_pid: int, in_pidns: bool) -> None:
@@ -90,26 +124,42 @@ def _isolate(comm_fd: int, server_pid: int, in_pidns: bool) -> None:
         os.closerange(low + 1, high)
 
 
+def _set_up(prep: Preparation) -> _Ready:
+    """The request-independent root-only setup: identity to become, namespaces' mounts, quota."""
+    ready = _Ready(prep)
+    try:
+        uid = confine.worker_identity(namespaces.host_pid()) if "identity" in prep.layers else None
+        ready.uid = uid
+        if prep.isolated:
+            namespaces.make_mounts_private()
+            if uid is not None:
+                namespaces.expose(confine.read_paths())
+            if prep.quota_bytes:
+                owner = uid if uid is not None else os.getuid()
+                namespaces.mount_scratch(prep.scratch, prep.quota_bytes, owner, owner)
+            namespaces.mount_private_proc()
+            ready.done.append("namespaces")
+            if prep.quota_bytes:
+                ready.done.append(f"quota({prep.quota_bytes >> 20} MB)")
+    except Exception as exc:  # noqa: BLE001 - reported, failing closed, when the request comes
+        ready.error = exc
+    return ready
+
+
 def _prepare(req: dict[str, Any], done: list[str]) -> tuple[int | None, list[int]]:
-    """Root-only setup before confinement: namespaces' mounts, scratch ownership, cgroup.
+    """Root-only setup before confinement: what `get_ready` did not, scratch ownership, cgroup.
 
     Returns the uid to drop to (None: keep this one) and read-only file descriptors of the
     files the host named for memory-mapping; appends the layers set up to `done`.
     """
+    ready = _ready
+    if ready is None or ready.prep != Preparation.of(req):  # the server matches them: never
+        raise RuntimeError("this worker was prepared for another kind of request")
+    if ready.error is not None:
+        raise ready.error
     layers = set(req["layers"])
-    base, scratch = req["base"], req["scratch"]
-    uid = confine.worker_identity(namespaces.host_pid()) if "identity" in layers else None
-    owner = uid if uid is not None else os.getuid()
-    if "namespaces" in layers:
-        namespaces.make_mounts_private()
-        if uid is not None:
-            namespaces.expose(confine.read_paths())
-        if "quota" in layers:
-            namespaces.mount_scratch(scratch, int(req["limits"]["quota_bytes"]), owner, owner)
-        namespaces.mount_private_proc()
-        done.append("namespaces")
-        if "quota" in layers:
-            done.append(f"quota({int(req['limits']['quota_bytes']) >> 20} MB)")
+    base, scratch, uid = req["base"], req["scratch"], ready.uid
+    done.extend(ready.done)
     if uid is not None:
         if "quota" not in layers:
             os.chown(scratch, uid, uid)
@@ -129,6 +179,19 @@ def _prepare(req: dict[str, Any], done: list[str]) -> tuple[int | None, list[int
     return uid, mapped
 
 
+WARM_UP_CODE = "results = {'mean': float(np.arange(100).mean()), 'text': str([1.5])}"
+
+
+def warm_up() -> None:
+    """Run a trivial snippet through the whole run path (exec, numpy, encoding, figures, JSON).
+
+    A forked worker copies each warm-heap page it first writes; doing that once here, in the
+    fork server and in a spare before its request, keeps those copies off a run's critical path.
+    """
+    state = _State({"base": "", "output_chars": 100}, "", {})
+    json.dumps(state.run(WARM_UP_CODE))
+
+
 def _redirect_output(scratch: str, uid: int | None) -> None:
     null = os.open("/dev/null", os.O_RDONLY)
     log = os.open(os.path.join(scratch, NATIVE_LOG), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -144,10 +207,8 @@ def _redirect_output(scratch: str, uid: int | None) -> None:
     tempfile.tempdir = scratch
 
 
-def _serve(comm_fd: int, req: dict[str, Any], server_pid: int) -> int:
+def _serve(comm_fd: int, req: dict[str, Any]) -> int:
     scratch = req["scratch"]
-    if not _isolated:
-        _isolate(comm_fd, server_pid, "namespaces" in req["layers"])
     sock = socket.socket(fileno=comm_fd)
     try:
         prepared: list[str] = []
@@ -304,6 +365,8 @@ class _State:
         return names
 
     def _native_output(self) -> str:
+        if not self.scratch:
+            return ""
         path = os.path.join(self.scratch, NATIVE_LOG)
         try:
             with open(path, "r+b") as fh:

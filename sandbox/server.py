@@ -1,0 +1,262 @@
+"""The fork server process: imports numpy, scipy, skimage and matplotlib once, then forks workers.
+
+It keeps one spare worker per kind of request (its layers and quota), forked and prepared
+ahead of time: in its namespaces, with its mounts, its cgroup joined and the pages a run
+writes already copied. A request is then handed to a process that only has to apply what
+depends on it (inputs, limits, uid, Landlock, seccomp), and the next spare is made while
+that run goes on. Quota scratch tmpfs are mounted, in each worker's own mount namespace, on
+one empty folder the server owns (`planexec-scratch-<pid>-*`): a host folder that is a
+mount point in another namespace is slow to delete, so the per-run folders never are one.
+
+Run as `python -I -m planexec.sandbox.server FD` by `forkserver.ForkServer`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import sys
+import tempfile
+import time
+from collections import OrderedDict
+from typing import Any
+
+from planexec.sandbox import cgroup, confine, namespaces
+from planexec.sandbox.handle import memory_folder
+from planexec.sandbox.worker import Preparation
+
+PRELOAD = (
+    "numpy", "scipy", "scipy.ndimage", "scipy.signal", "scipy.stats", "scipy.optimize",
+    "scipy.interpolate", "scipy.spatial", "scipy.fft", "skimage", "skimage.filters",
+    "skimage.measure", "skimage.morphology", "skimage.feature", "skimage.segmentation",
+    "skimage.exposure", "skimage.transform", "skimage.registration", "skimage.util",
+    "matplotlib", "matplotlib.pyplot",
+)
+MAX_SPARES = 4
+"""Kinds of request with a spare waiting; the least recently used kind is dropped beyond."""
+ANCHOR_PREFIX = "planexec-scratch-"
+
+
+def kill_group(pid: int) -> None:
+    """SIGKILL the process group `pid` leads, and `pid` itself."""
+    for kill in (os.killpg, os.kill):
+        try:
+            kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+def _preload() -> None:
+    import importlib
+
+    from planexec.sandbox.policy import DEFAULT_ALLOWED_IMPORTS
+
+    sys.dont_write_bytecode = True
+    # the stdlib may live where an unprivileged worker cannot read (under /root): load it now
+    for name in (*PRELOAD, *sorted(DEFAULT_ALLOWED_IMPORTS), "mmap"):
+        importlib.import_module(name)
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    from planexec.sandbox import seccomp, worker
+
+    seccomp.load_library()
+    if seccomp.available():
+        seccomp.prepare()
+    confine.remember_vm_size()
+    confine.read_paths()
+    fig, ax = plt.subplots()
+    ax.plot(np.arange(3))
+    ax.set_title("warm")
+    with tempfile.TemporaryFile() as fh:
+        fig.savefig(fh, format="png")
+    plt.close("all")
+    worker.warm_up()
+    import gc
+
+    gc.collect()
+    gc.freeze()  # forked workers' collections then skip (and do not copy) the warm heap
+
+
+class _Spare:
+    """A worker forked ahead of time for requests of one kind, waiting for its request.
+
+    Forking the warm interpreter, new namespaces, mounts, a cgroup and the first copies of
+    written pages are most of a run's start-up cost; they overlap the previous run instead.
+    """
+
+    def __init__(self, ctrl: socket.socket, prep: Preparation, group: str) -> None:
+        self.prep, self.group = prep, group
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        pid = namespaces.clone(namespaces.NAMESPACE_FLAGS) if prep.isolated else os.fork()
+        if pid == 0:
+            ours.close()
+            _wait_as_spare(ctrl, theirs, prep, group)
+        theirs.close()
+        self.pid, self.sock = pid, ours
+
+    def hand_over(self, request: dict[str, Any], comm_fd: int) -> int:
+        request["cgroup"] = self.group
+        socket.send_fds(self.sock, [json.dumps(request).encode()], [comm_fd])
+        self.sock.close()
+        return self.pid
+
+    def discard(self) -> None:
+        self.sock.close()
+        kill_group(self.pid)
+        try:
+            os.waitpid(self.pid, 0)
+        except ChildProcessError:
+            pass
+        cgroup.remove(self.group)
+
+
+def _wait_as_spare(ctrl: socket.socket, sock: socket.socket, prep: Preparation, group: str) -> None:
+    """In a spare child: get ready, wait for a request and become its worker; exit if the server goes."""
+    from planexec.sandbox import worker
+
+    ctrl.detach()
+    server = int(group[len(cgroup.PREFIX):].split("-")[0])  # the group is named after the server
+    worker.get_ready(sock.fileno(), server, prep, group if cgroup.find()[0] else None)
+    try:
+        data, fds, _flags, _addr = socket.recv_fds(sock, 1 << 20, 2)
+    except OSError:
+        os._exit(0)
+    if not data or not fds:
+        os._exit(0)
+    sock.close()
+    worker.main(fds[0], json.loads(data))
+
+
+class _Spares:
+    """The spare workers, one per kind of request, most recently used last."""
+
+    def __init__(self, ctrl: socket.socket) -> None:
+        self.ctrl = ctrl
+        self.waiting: OrderedDict[Preparation, _Spare] = OrderedDict()
+        self.made = 0
+
+    def _group(self) -> str:
+        self.made += 1
+        return f"{cgroup.PREFIX}{os.getpid()}-{self.made}"
+
+    def hand_over(self, prep: Preparation, request: dict[str, Any], comm_fd: int) -> int:
+        """Give `request` to the spare of its kind, or to a fresh one if there is none or it died."""
+        spare = self.waiting.pop(prep, None)
+        if spare is not None:
+            try:
+                return spare.hand_over(request, comm_fd)
+            except OSError:
+                spare.discard()
+        return _Spare(self.ctrl, prep, self._group()).hand_over(request, comm_fd)
+
+    def replace(self, prep: Preparation) -> None:
+        """Make the next spare of this kind (after answering the request that used one)."""
+        try:
+            self.waiting[prep] = _Spare(self.ctrl, prep, self._group())
+        except OSError:
+            return
+        while len(self.waiting) > MAX_SPARES:
+            self.waiting.popitem(last=False)[1].discard()
+
+    def discard_all(self) -> None:
+        for spare in self.waiting.values():
+            spare.discard()
+        self.waiting.clear()
+
+
+def _make_anchor() -> str:
+    """The empty folder quota tmpfs are mounted on (one per server); stale ones are removed."""
+    where = memory_folder() or tempfile.gettempdir()
+    for name in os.listdir(where):
+        owner = name[len(ANCHOR_PREFIX):].split("-", 1)[0]
+        if name.startswith(ANCHOR_PREFIX) and owner.isdigit() and not os.path.exists(f"/proc/{owner}"):
+            try:
+                os.rmdir(os.path.join(where, name))
+            except OSError:
+                pass
+    return tempfile.mkdtemp(prefix=f"{ANCHOR_PREFIX}{os.getpid()}-")
+
+
+def _serve(fd: int) -> None:
+    ctrl = socket.socket(fileno=fd)
+    _preload()
+    cgroup.remove_stale(os.getpid())
+    anchor = _make_anchor()
+    ctrl.send(json.dumps({"ready": True, "pid": os.getpid()}).encode())
+    children: dict[int, str] = {}
+    dying: dict[int, str] = {}
+    spares = _Spares(ctrl)
+    groups: set[str] = set()  # groups of reaped workers to remove (the kernel may hold one briefly)
+    try:
+        while True:
+            for pid in list(dying):
+                if os.waitpid(pid, os.WNOHANG)[0]:
+                    groups.add(dying.pop(pid))
+            groups = {name for name in groups if not cgroup.remove(name)}
+            ctrl.settimeout(0.05 if dying or groups else None)
+            try:
+                data, fds, _flags, _addr = socket.recv_fds(ctrl, 1 << 20, 4)
+            except (InterruptedError, TimeoutError):
+                continue
+            if not data:
+                break
+            msg = json.loads(data)
+            if msg["op"] == "spawn":
+                request = msg["request"]
+                if "quota" in request["layers"]:
+                    request["scratch"] = anchor
+                prep = Preparation.of(request)
+                try:
+                    pid = spares.hand_over(prep, request, fds[0])
+                except OSError as exc:
+                    ctrl.send(json.dumps({"error": f"could not start a worker: {exc}"}).encode())
+                    continue
+                finally:
+                    for extra in fds:
+                        os.close(extra)
+                children[pid] = request["cgroup"]
+                ctrl.send(json.dumps({"pid": pid}).encode())
+                spares.replace(prep)
+            elif msg["op"] == "reap":
+                ctrl.send(json.dumps(_reap(int(msg["pid"]), children, groups)).encode())
+            elif msg["op"] == "release":
+                pid = int(msg["pid"])
+                if pid in children:
+                    kill_group(pid)
+                    dying[pid] = children.pop(pid)
+    finally:
+        spares.discard_all()
+        for pid in list(children):
+            _reap(pid, children, groups)
+        for pid, name in dying.items():
+            os.waitpid(pid, 0)
+            groups.add(name)
+        for _ in range(20):
+            groups = {name for name in groups if not cgroup.remove(name)}
+            if not groups:
+                break
+            time.sleep(0.05)
+        try:
+            os.rmdir(anchor)
+        except OSError:
+            pass
+
+
+def _reap(pid: int, children: dict[int, str], groups: set[str]) -> dict[str, Any]:
+    if pid not in children:
+        return {"code": None, "signal": None}
+    name = children.pop(pid)
+    kill_group(pid)
+    _, status = os.waitpid(pid, 0)
+    if not cgroup.remove(name):
+        groups.add(name)
+    if os.WIFSIGNALED(status):
+        return {"code": None, "signal": os.WTERMSIG(status)}
+    return {"code": os.WEXITSTATUS(status), "signal": None}
+
+
+if __name__ == "__main__":
+    _serve(int(sys.argv[1]))

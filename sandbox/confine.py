@@ -11,6 +11,7 @@ import os
 import resource
 import sys
 import sysconfig
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -265,32 +266,39 @@ def scrub_environment(scratch: str) -> None:
 
 
 def apply(layers: tuple[str, ...], reads: list[str], scratch: str, limits: Limits,
-          uid: int | None) -> list[str]:
+          uid: int | None, mark: Callable[[str], None] | None = None) -> list[str]:
     """Apply the process-level layers in order; returns what was applied. Raises if one fails.
 
     Namespaces, cgroup and quota are set up earlier by the worker (they need root and a
-    fresh mount table); `uid` is the identity to drop to, or None to keep this one.
+    fresh mount table); `uid` is the identity to drop to, or None to keep this one. `mark`
+    is told each layer's name as soon as it holds (the worker times them).
     """
-    applied = []
+    applied: list[str] = []
+
+    def done(name: str) -> None:
+        applied.append(name)
+        if mark is not None:
+            mark(name.split("(")[0])
+
     if "rlimits" in layers:
         set_limits(limits)
-        applied.append("rlimits")
+        done("rlimits")
     if "capabilities" in layers:
         drop_capabilities()
     elif {"landlock", "seccomp", "identity"} & set(layers):
         _libc().prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
     if "identity" in layers and uid is not None:
         become(uid)
-        applied.append(f"identity(uid {uid})")
+        done(f"identity(uid {uid})")
     if "capabilities" in layers:
         clear_capabilities()
-        applied.append("capabilities")
+        done("capabilities")
     if "landlock" in layers:
         devices = [("/dev/null", landlock.READ_FILE | landlock.WRITE_FILE),
                    ("/dev/urandom", landlock.READ_FILE), ("/dev/zero", landlock.READ_FILE)]
         features = landlock.restrict([*read_paths(), *reads], [scratch], devices)
-        applied.append("landlock(" + ",".join(features) + ")")
+        done("landlock(" + ",".join(features) + ")")
     if "seccomp" in layers:
         seccomp.install()
-        applied.append("seccomp")
+        done("seccomp")
     return applied

@@ -90,6 +90,14 @@ def file_backed(arr: Any) -> str | None:
     return path if whole else None
 
 
+def _phases(reported: Any, since_ns: int) -> list[tuple[str, float]]:
+    """The worker's (phase, monotonic ns) list as (phase, ms after `since_ns`); [] if malformed."""
+    try:
+        return [(str(name)[:40], (int(ns) - since_ns) / 1e6) for name, ns in reported[:40]]
+    except (TypeError, ValueError):
+        return []
+
+
 class WorkerGone(Exception):
     """The worker stopped answering: timed out, crashed or broke the protocol."""
 
@@ -115,6 +123,9 @@ class Worker:
         self.sock: socket.socket | None = None
         self.pid: int | None = None
         self.layers: tuple[str, ...] = ()
+        self.phases: list[tuple[str, float]] = []
+        """(phase, ms after the spawn request when it ended) of the worker's start-up, as the
+        worker reports it (negative: done ahead by the spare); for benchmarks, not trusted."""
         try:
             self._start(inputs, cpu_seconds)
         except BaseException:
@@ -134,6 +145,7 @@ class Worker:
                    "limits": limits, "inputs": "inputs.json" if inputs else None,
                    "output_chars": sb.output_chars, "read_files": read_files}
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        asked = time.monotonic_ns()
         self.sock = ours
         try:
             self.pid = sb.server.spawn(request, theirs.fileno())
@@ -153,6 +165,7 @@ class Worker:
         if self.dir_fd < 0 or not stat.S_ISDIR(os.fstat(self.dir_fd).st_mode):
             raise WorkerGone("SandboxError", "the worker did not hand over its scratch folder")
         self.layers = tuple(str(x) for x in ready.get("layers", ()))
+        self.phases = _phases(ready.get("phases"), asked)
 
     def _write_inputs(self, inputs: dict[str, Any], read_files: list[str]) -> int:
         """Save inputs beside the scratch dir (arrays as .npy); returns the bytes of array data.

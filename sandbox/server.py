@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import signal
 import socket
 import sys
@@ -87,13 +88,14 @@ class _Spare:
     written pages are most of a run's start-up cost; they overlap the previous run instead.
     """
 
-    def __init__(self, ctrl: socket.socket, prep: Preparation, group: str) -> None:
+    def __init__(self, ctrl: socket.socket, prep: Preparation, group: str,
+                 limits: tuple[int, int] | None) -> None:
         self.prep, self.group = prep, group
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         pid = namespaces.clone(namespaces.NAMESPACE_FLAGS) if prep.isolated else os.fork()
         if pid == 0:
             ours.close()
-            _wait_as_spare(ctrl, theirs, prep, group)
+            _wait_as_spare(ctrl, theirs, prep, group, limits)
         theirs.close()
         self.pid, self.sock = pid, ours
 
@@ -113,13 +115,14 @@ class _Spare:
         cgroup.remove(self.group)
 
 
-def _wait_as_spare(ctrl: socket.socket, sock: socket.socket, prep: Preparation, group: str) -> None:
+def _wait_as_spare(ctrl: socket.socket, sock: socket.socket, prep: Preparation, group: str,
+                   limits: tuple[int, int] | None) -> None:
     """In a spare child: get ready, wait for a request and become its worker; exit if the server goes."""
     from planexec.sandbox import worker
 
     ctrl.detach()
     server = int(group[len(cgroup.PREFIX):].split("-")[0])  # the group is named after the server
-    worker.get_ready(sock.fileno(), server, prep, group if cgroup.find()[0] else None)
+    worker.get_ready(sock.fileno(), server, prep, group if cgroup.find()[0] else None, limits)
     try:
         data, fds, _flags, _addr = socket.recv_fds(sock, 1 << 20, 2)
     except OSError:
@@ -150,12 +153,13 @@ class _Spares:
                 return spare.hand_over(request, comm_fd)
             except OSError:
                 spare.discard()
-        return _Spare(self.ctrl, prep, self._group()).hand_over(request, comm_fd)
+        return _Spare(self.ctrl, prep, self._group(), None).hand_over(request, comm_fd)
 
-    def replace(self, prep: Preparation) -> None:
-        """Make the next spare of this kind (after answering the request that used one)."""
+    def replace(self, prep: Preparation, limits: tuple[int, int]) -> None:
+        """Make the next spare of this kind (after answering the request that used one); its
+        cgroup limits are set ahead to `limits`, the last request's (its worker checks)."""
         try:
-            self.waiting[prep] = _Spare(self.ctrl, prep, self._group())
+            self.waiting[prep] = _Spare(self.ctrl, prep, self._group(), limits)
         except OSError:
             return
         while len(self.waiting) > MAX_SPARES:
@@ -177,7 +181,7 @@ def _make_anchor() -> str:
                 os.rmdir(os.path.join(where, name))
             except OSError:
                 pass
-    return tempfile.mkdtemp(prefix=f"{ANCHOR_PREFIX}{os.getpid()}-")
+    return tempfile.mkdtemp(prefix=f"{ANCHOR_PREFIX}{os.getpid()}-", dir=where)
 
 
 def _serve(fd: int) -> None:
@@ -192,10 +196,11 @@ def _serve(fd: int) -> None:
     groups: set[str] = set()  # groups of reaped workers to remove (the kernel may hold one briefly)
     try:
         while True:
-            for pid in list(dying):
-                if os.waitpid(pid, os.WNOHANG)[0]:
-                    groups.add(dying.pop(pid))
-            groups = {name for name in groups if not cgroup.remove(name)}
+            if not select.select([ctrl], [], [], 0)[0]:  # housekeeping waits for no request
+                for pid in list(dying):
+                    if os.waitpid(pid, os.WNOHANG)[0]:
+                        groups.add(dying.pop(pid))
+                groups = {name for name in groups if not cgroup.remove(name)}
             ctrl.settimeout(0.05 if dying or groups else None)
             try:
                 data, fds, _flags, _addr = socket.recv_fds(ctrl, 1 << 20, 4)
@@ -219,7 +224,8 @@ def _serve(fd: int) -> None:
                         os.close(extra)
                 children[pid] = request["cgroup"]
                 ctrl.send(json.dumps({"pid": pid}).encode())
-                spares.replace(prep)
+                spares.replace(prep, (int(request["limits"]["cgroup_bytes"]),
+                                      int(request["limits"]["processes"])))
             elif msg["op"] == "reap":
                 ctrl.send(json.dumps(_reap(int(msg["pid"]), children, groups)).encode())
             elif msg["op"] == "release":

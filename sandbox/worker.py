@@ -50,6 +50,10 @@ class _Ready:
     uid: int | None = None
     done: list[str] = field(default_factory=list)
     error: Exception | None = None
+    limits: tuple[int, int] | None = None
+    """cgroup (memory bytes, tasks) already set, from the server's guess (the last request's)."""
+    dir_fd: int = -1
+    """The quota scratch folder, opened, with the output already redirected into it."""
 
 
 _ready: _Ready | None = None
@@ -70,20 +74,28 @@ def main(comm_fd: int, request: dict[str, Any]) -> NoReturn:
         os._exit(status)
 
 
-def get_ready(keep_fd: int, server_pid: int, prep: Preparation, group: str | None) -> None:
+def get_ready(keep_fd: int, server_pid: int, prep: Preparation, group: str | None,
+              limits: tuple[int, int] | None) -> None:
     """What a spare worker does before it has a request: its own session, no inherited
-    descriptors, (as root) its own cgroup, its namespaces' mounts, and a warm-up run."""
+    descriptors, (as root) its own cgroup with the `limits` the request will likely ask for,
+    its namespaces' mounts, the request-independent part of confinement, and a warm-up run."""
     global _ready
     _isolate(keep_fd, server_pid, prep.isolated)
     _mark("spare: forked")
+    set_limits = None
     if group:
         try:
-            cgroup.join(group)
+            if limits is not None and "cgroup" in prep.layers:
+                cgroup.enter(group, *limits)
+                set_limits = limits
+            else:
+                cgroup.join(group)
         except OSError:
             pass  # enter() tries again, and fails closed, if the request asks for the layer
         _mark("spare: cgroup made")
     _ready = _set_up(prep)
-    _mark("spare: mounts")
+    _ready.limits = set_limits
+    _mark("spare: mounts, confinement ahead")
     warm_up()
     _mark("spare: warm-up")
 
@@ -118,6 +130,10 @@ def _set_up(prep: Preparation) -> _Ready:
             ready.done.append("namespaces")
             if prep.quota_bytes:
                 ready.done.append(f"quota({prep.quota_bytes >> 20} MB)")
+        if prep.quota_bytes:  # the scratch folder is known before the request: use it now
+            _redirect_output(prep.scratch, uid)
+            ready.dir_fd = os.open(prep.scratch, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        confine.prepare(prep.layers)
     except Exception as exc:  # noqa: BLE001 - reported, failing closed, when the request comes
         ready.error = exc
     return ready
@@ -150,8 +166,9 @@ def _prepare(req: dict[str, Any], done: list[str]) -> tuple[int | None, list[int
                 os.chmod(path, 0o640)
     _mark("folder ownership")
     if "cgroup" in layers and req.get("cgroup"):
-        lim = req["limits"]
-        cgroup.enter(str(req["cgroup"]), int(lim["cgroup_bytes"]), int(lim["processes"]))
+        limits = int(req["limits"]["cgroup_bytes"]), int(req["limits"]["processes"])
+        if limits != ready.limits:
+            cgroup.enter(str(req["cgroup"]), *limits)
         done.append("cgroup")
         _mark("cgroup limits")
     mapped = [os.open(path, os.O_RDONLY | os.O_CLOEXEC) for path in req.get("read_files") or ()]
@@ -193,9 +210,11 @@ def _serve(comm_fd: int, req: dict[str, Any]) -> int:
     try:
         prepared: list[str] = []
         uid, mapped = _prepare(req, prepared)
-        _redirect_output(scratch, uid)
-        dir_fd = os.open(scratch, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-        _mark("output redirected")
+        dir_fd = _ready.dir_fd if _ready is not None else -1
+        if dir_fd < 0:
+            _redirect_output(scratch, uid)
+            dir_fd = os.open(scratch, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+            _mark("output redirected")
         applied = confine.apply(tuple(req["layers"]), [req["base"]], scratch,
                                 confine.Limits(**req["limits"]), uid, _mark)
         applied[1:1] = prepared

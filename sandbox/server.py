@@ -22,6 +22,7 @@ import sys
 import tempfile
 import time
 from collections import OrderedDict
+from dataclasses import asdict
 from typing import Any
 
 from planexec.sandbox import cgroup, confine, namespaces
@@ -88,16 +89,8 @@ class _Spare:
     written pages are most of a run's start-up cost; they overlap the previous run instead.
     """
 
-    def __init__(self, ctrl: socket.socket, prep: Preparation, group: str,
-                 limits: tuple[int, int] | None) -> None:
-        self.prep, self.group = prep, group
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        pid = namespaces.clone(namespaces.NAMESPACE_FLAGS) if prep.isolated else os.fork()
-        if pid == 0:
-            ours.close()
-            _wait_as_spare(ctrl, theirs, prep, group, limits)
-        theirs.close()
-        self.pid, self.sock = pid, ours
+    def __init__(self, pid: int, sock: socket.socket, prep: Preparation, group: str) -> None:
+        self.pid, self.sock, self.prep, self.group = pid, sock, prep, group
 
     def hand_over(self, request: dict[str, Any], comm_fd: int) -> int:
         request["cgroup"] = self.group
@@ -115,12 +108,24 @@ class _Spare:
         cgroup.remove(self.group)
 
 
-def _wait_as_spare(ctrl: socket.socket, sock: socket.socket, prep: Preparation, group: str,
+def _fork_spare(prep: Preparation, group: str, limits: tuple[int, int] | None,
+                extra_flags: int = 0) -> _Spare:
+    """Fork a spare (into new namespaces if its kind asks); `extra_flags` e.g. CLONE_PARENT."""
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    flags = (namespaces.NAMESPACE_FLAGS if prep.isolated else 0) | extra_flags
+    pid = namespaces.clone(flags) if flags else os.fork()
+    if pid == 0:
+        ours.close()
+        _wait_as_spare(theirs, prep, group, limits)
+    theirs.close()
+    return _Spare(pid, ours, prep, group)
+
+
+def _wait_as_spare(sock: socket.socket, prep: Preparation, group: str,
                    limits: tuple[int, int] | None) -> None:
     """In a spare child: get ready, wait for a request and become its worker; exit if the server goes."""
     from planexec.sandbox import worker
 
-    ctrl.detach()
     server = int(group[len(cgroup.PREFIX):].split("-")[0])  # the group is named after the server
     worker.get_ready(sock.fileno(), server, prep, group if cgroup.find()[0] else None, limits)
     try:
@@ -133,33 +138,133 @@ def _wait_as_spare(ctrl: socket.socket, sock: socket.socket, prep: Preparation, 
     worker.main(fds[0], json.loads(data))
 
 
+class _Maker:
+    """A warm copy of the server that forks spares for it, as the server's own children
+    (CLONE_PARENT): the server answers requests while the next spare is being forked."""
+
+    def __init__(self, ctrl: socket.socket) -> None:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        pid = os.fork()
+        if pid == 0:
+            ours.close()
+            os.close(ctrl.detach())  # the host must see the server's end close when it goes
+            _make_spares(theirs)
+        theirs.close()
+        self.pid, self.sock = pid, ours
+        self.pending: dict[Preparation, int] = {}
+
+    def ask(self, prep: Preparation, group: str, limits: tuple[int, int]) -> None:
+        self.sock.send(json.dumps({"prep": asdict(prep), "group": group, "limits": limits}).encode())
+        self.pending[prep] = self.pending.get(prep, 0) + 1
+
+    def receive(self) -> _Spare | None:
+        """The next spare the maker made (waits for it); None if that fork failed. Raises
+        EOFError when the maker is gone."""
+        data, fds, _flags, _addr = socket.recv_fds(self.sock, 65536, 1)
+        if not data:
+            raise EOFError("the spare maker stopped")
+        msg = json.loads(data)
+        prep = _preparation(msg["prep"])
+        self.pending[prep] = self.pending.get(prep, 1) - 1
+        if not fds:
+            return None
+        return _Spare(int(msg["pid"]), socket.socket(fileno=fds[0]), prep, str(msg["group"]))
+
+    def close(self) -> None:
+        self.sock.close()
+        try:
+            os.waitpid(self.pid, 0)
+        except ChildProcessError:
+            pass
+
+
+def _preparation(data: dict[str, Any]) -> Preparation:
+    return Preparation(tuple(data["layers"]), int(data["quota_bytes"]), str(data["scratch"]))
+
+
+def _make_spares(sock: socket.socket) -> None:
+    """The maker's loop: fork each spare asked for and pass its socket to the server."""
+    confine.set_parent_death_signal(signal.SIGKILL)
+    while True:
+        data = sock.recv(65536)
+        if not data:
+            os._exit(0)
+        msg = json.loads(data)
+        reply = {"prep": msg["prep"], "group": msg["group"]}
+        limits = (int(msg["limits"][0]), int(msg["limits"][1])) if msg.get("limits") else None
+        try:
+            spare = _fork_spare(_preparation(msg["prep"]), str(msg["group"]), limits,
+                                namespaces.CLONE_PARENT)
+        except OSError:
+            sock.send(json.dumps(reply).encode())
+            continue
+        socket.send_fds(sock, [json.dumps({**reply, "pid": spare.pid}).encode()], [spare.sock.fileno()])
+        spare.sock.close()
+
+
 class _Spares:
     """The spare workers, one per kind of request, most recently used last."""
 
     def __init__(self, ctrl: socket.socket) -> None:
-        self.ctrl = ctrl
         self.waiting: OrderedDict[Preparation, _Spare] = OrderedDict()
         self.made = 0
+        try:
+            self.maker: _Maker | None = _Maker(ctrl)
+        except OSError:
+            self.maker = None
 
     def _group(self) -> str:
         self.made += 1
         return f"{cgroup.PREFIX}{os.getpid()}-{self.made}"
 
+    def inbox(self) -> list[socket.socket]:
+        """What to listen on besides the host: the maker, while it runs."""
+        return [self.maker.sock] if self.maker is not None else []
+
+    def receive(self) -> _Spare | None:
+        """Take in the spare the maker sends; forget the maker if it has gone."""
+        if self.maker is None:
+            return None
+        try:
+            spare = self.maker.receive()
+        except (OSError, EOFError, ValueError):
+            self.maker.close()
+            self.maker = None
+            return None
+        if spare is not None:
+            old = self.waiting.pop(spare.prep, None)
+            if old is not None:
+                old.discard()
+            self.waiting[spare.prep] = spare
+            while len(self.waiting) > MAX_SPARES:
+                self.waiting.popitem(last=False)[1].discard()
+        return spare
+
     def hand_over(self, prep: Preparation, request: dict[str, Any], comm_fd: int) -> int:
-        """Give `request` to the spare of its kind, or to a fresh one if there is none or it died."""
+        """Give `request` to the spare of its kind (waiting for the one the maker is making),
+        or to a fresh one if there is none or it died."""
+        while prep not in self.waiting and self.maker is not None and self.maker.pending.get(prep):
+            self.receive()
         spare = self.waiting.pop(prep, None)
         if spare is not None:
             try:
                 return spare.hand_over(request, comm_fd)
             except OSError:
                 spare.discard()
-        return _Spare(self.ctrl, prep, self._group(), None).hand_over(request, comm_fd)
+        return _fork_spare(prep, self._group(), None).hand_over(request, comm_fd)
 
     def replace(self, prep: Preparation, limits: tuple[int, int]) -> None:
-        """Make the next spare of this kind (after answering the request that used one); its
-        cgroup limits are set ahead to `limits`, the last request's (its worker checks)."""
+        """Have the next spare of this kind made (after answering the request that used one);
+        its cgroup limits are set ahead to `limits`, the last request's (its worker checks)."""
+        if self.maker is not None:
+            try:
+                self.maker.ask(prep, self._group(), limits)
+                return
+            except OSError:
+                self.maker.close()
+                self.maker = None
         try:
-            self.waiting[prep] = _Spare(self.ctrl, prep, self._group(), limits)
+            self.waiting[prep] = _fork_spare(prep, self._group(), limits)
         except OSError:
             return
         while len(self.waiting) > MAX_SPARES:
@@ -169,6 +274,9 @@ class _Spares:
         for spare in self.waiting.values():
             spare.discard()
         self.waiting.clear()
+        if self.maker is not None:
+            self.maker.close()
+            self.maker = None
 
 
 def _make_anchor() -> str:
@@ -196,16 +304,19 @@ def _serve(fd: int) -> None:
     groups: set[str] = set()  # groups of reaped workers to remove (the kernel may hold one briefly)
     try:
         while True:
-            if not select.select([ctrl], [], [], 0)[0]:  # housekeeping waits for no request
+            listen = [ctrl, *spares.inbox()]
+            ready = select.select(listen, [], [], 0)[0]
+            if not ready:  # housekeeping waits while a request or a spare is there
                 for pid in list(dying):
                     if os.waitpid(pid, os.WNOHANG)[0]:
                         groups.add(dying.pop(pid))
                 groups = {name for name in groups if not cgroup.remove(name)}
-            ctrl.settimeout(0.05 if dying or groups else None)
-            try:
-                data, fds, _flags, _addr = socket.recv_fds(ctrl, 1 << 20, 4)
-            except (InterruptedError, TimeoutError):
+                ready = select.select(listen, [], [], 0.05 if dying or groups else None)[0]
+            if any(sock is not ctrl for sock in ready):
+                spares.receive()
+            if ctrl not in ready:
                 continue
+            data, fds, _flags, _addr = socket.recv_fds(ctrl, 1 << 20, 4)
             if not data:
                 break
             msg = json.loads(data)

@@ -12,6 +12,7 @@ Run: .venv/bin/python benchmarks/bench_sandbox.py [--quick] [--profile]
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -71,8 +72,10 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true", help="where an isolated run's time goes")
     args = parser.parse_args()
     warm_n, cold_n, batch = (20, 3, 20) if args.quick else (100, 10, 100)
+    load = os.getloadavg()[0]
     if args.profile:
         profile(warm_n)
+        print(f"load average (1 min): {load:.2f} at start, {os.getloadavg()[0]:.2f} at end ({os.cpu_count()} cpus)")
         return
 
     sb = Sandbox()
@@ -135,6 +138,7 @@ def main() -> None:
     print(f"speed-up warm vs cold with the same environment (p50): {e50 / w50:6.1f}x")
     print(f"throughput: {batch} isolated runs in {elapsed:.2f} s = {batch / elapsed:.1f} runs/s "
           f"(mean {statistics.fmean(warm) * 1e3:.1f} ms)")
+    print(f"load average (1 min): {load:.2f} at start, {os.getloadavg()[0]:.2f} at end ({os.cpu_count()} cpus)")
 
 
 if __name__ == "__main__":

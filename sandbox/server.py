@@ -27,7 +27,7 @@ from typing import Any
 
 from planexec.sandbox import cgroup, confine, namespaces
 from planexec.sandbox.handle import memory_folder
-from planexec.sandbox.worker import Preparation
+from planexec.sandbox.worker import Preparation, has_quota
 
 PRELOAD = (
     "numpy", "scipy", "scipy.ndimage", "scipy.signal", "scipy.stats", "scipy.optimize",
@@ -206,12 +206,17 @@ class _Spares:
     """The spare workers, one per kind of request, most recently used last."""
 
     def __init__(self, ctrl: socket.socket) -> None:
+        self.ctrl = ctrl
         self.waiting: OrderedDict[Preparation, _Spare] = OrderedDict()
         self.made = 0
+        self.maker: _Maker | None = None
+        self._start_maker()
+
+    def _start_maker(self) -> None:
         try:
-            self.maker: _Maker | None = _Maker(ctrl)
+            self.maker = _Maker(self.ctrl)
         except OSError:
-            self.maker = None
+            self.maker = None  # the server forks spares itself meanwhile
 
     def _group(self) -> str:
         self.made += 1
@@ -255,7 +260,10 @@ class _Spares:
 
     def replace(self, prep: Preparation, limits: tuple[int, int]) -> None:
         """Have the next spare of this kind made (after answering the request that used one);
-        its cgroup limits are set ahead to `limits`, the last request's (its worker checks)."""
+        its cgroup limits are set ahead to `limits`, the last request's (its worker checks).
+        A maker that died is replaced first."""
+        if self.maker is None:
+            self._start_maker()
         if self.maker is not None:
             try:
                 self.maker.ask(prep, self._group(), limits)
@@ -322,7 +330,7 @@ def _serve(fd: int) -> None:
             msg = json.loads(data)
             if msg["op"] == "spawn":
                 request = msg["request"]
-                if "quota" in request["layers"]:
+                if has_quota(request["layers"]):
                     request["scratch"] = anchor
                 prep = Preparation.of(request)
                 try:

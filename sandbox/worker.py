@@ -20,6 +20,11 @@ from planexec.sandbox import cgroup, confine, namespaces, wire
 from planexec.sandbox.runstate import NATIVE_LOG, RunState
 
 
+def has_quota(layers: list[str] | tuple[str, ...]) -> bool:
+    """Whether the worker mounts a quota tmpfs as its scratch (it needs its own mount namespace)."""
+    return "quota" in layers and "namespaces" in layers
+
+
 @dataclass(frozen=True)
 class Preparation:
     """What a spare worker sets up before its request arrives: it depends only on the request's
@@ -32,7 +37,7 @@ class Preparation:
 
     @classmethod
     def of(cls, request: dict[str, Any]) -> Preparation:
-        quota = "quota" in request["layers"]
+        quota = has_quota(request["layers"])
         return cls(tuple(request["layers"]), int(request["limits"]["quota_bytes"]) if quota else 0,
                    str(request["scratch"]) if quota else "")
 
@@ -154,7 +159,7 @@ def _prepare(req: dict[str, Any], done: list[str]) -> tuple[int | None, list[int
     base, scratch, uid = req["base"], req["scratch"], ready.uid
     done.extend(ready.done)
     if uid is not None:
-        if "quota" not in layers:
+        if not ready.prep.quota_bytes:
             os.chown(scratch, uid, uid)
             os.chmod(scratch, 0o700)
         os.chown(base, 0, uid)

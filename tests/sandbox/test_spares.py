@@ -97,3 +97,4 @@ def test_runs_go_on_when_the_spare_maker_dies(raw):
     while os.path.exists(f"/proc/{maker}") and time.monotonic() < deadline:
         time.sleep(0.02)
     assert not os.path.exists(f"/proc/{maker}")  # reaped, not left a zombie
+    assert _maker_pid(server) != maker  # and replaced

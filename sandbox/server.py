@@ -1,12 +1,14 @@
 """The fork server process: imports numpy, scipy, skimage and matplotlib once, then forks workers.
 
 It keeps one spare worker per kind of request (its layers and quota), forked and prepared
-ahead of time: in its namespaces, with its mounts, its cgroup joined and the pages a run
-writes already copied. A request is then handed to a process that only has to apply what
-depends on it (inputs, limits, uid, Landlock, seccomp), and the next spare is made while
-that run goes on. Quota scratch tmpfs are mounted, in each worker's own mount namespace, on
-one empty folder the server owns (`planexec-scratch-<pid>-*`): a host folder that is a
-mount point in another namespace is slow to delete, so the per-run folders never are one.
+ahead of time: in its namespaces, with its mounts, its cgroup and likely limits, the
+request-independent part of its confinement, and the pages a run writes already copied by a
+warm-up run. A request is then handed to a process that only applies what depends on it
+(run folder, inputs, rlimits, uid, Landlock's last rules, seccomp). A second warm process,
+the maker, forks the next spares (as the server's own children, CLONE_PARENT) while the
+server goes on answering. Quota tmpfs are mounted, each in its worker's own mount namespace,
+on one empty folder the server owns (`planexec-scratch-<pid>-*`), so a spare knows its
+scratch path before its request and per-run folders are never mount points.
 
 Run as `python -I -m planexec.sandbox.server FD` by `forkserver.ForkServer`.
 """

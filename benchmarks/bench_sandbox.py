@@ -4,19 +4,23 @@ Prints p50/p95 of an isolated run of a trivial numpy snippet, the cold start, th
 and the throughput of sequential runs, all measured in this one process. "Before/after":
 the same runs with only the previous round's layers (rlimits, capabilities, landlock,
 seccomp deny-list era) and with every layer, interleaved so machine load hits both alike.
-Run: .venv/bin/python benchmarks/bench_sandbox.py [--quick]
+`--profile` prints where an isolated run's time goes instead: each start-up phase the worker
+reports (negative: done by the spare before the request came) and the host's own steps.
+Run: .venv/bin/python benchmarks/bench_sandbox.py [--quick] [--profile]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
 import time
 
 from planexec.sandbox import Sandbox, shutdown
-from planexec.sandbox.forkserver import PRELOAD
+from planexec.sandbox.handle import Worker
+from planexec.sandbox.server import PRELOAD
 
 SNIPPET = "results = {'mean': float(np.arange(100).mean())}"
 # The issue's baseline: the three top-level packages (skimage loads its submodules lazily).
@@ -30,11 +34,49 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
+def profile(n: int) -> None:
+    """Median end time and duration of each phase of an isolated run (every layer)."""
+    sb = Sandbox()
+    ends: dict[str, list[float]] = {}
+    spans: dict[str, list[float]] = {}
+    for i in range(n + 3):
+        t0 = time.perf_counter()
+        worker = Worker(sb, {}, cpu_seconds=31)
+        ready = time.perf_counter()
+        worker.run(SNIPPET, 30)
+        ran = time.perf_counter()
+        worker.close()
+        closed = time.perf_counter()
+        host = [("host: worker ready", ready), ("host: run answered", ran), ("host: closed", closed)]
+        phases = worker.phases + [(name, (t - t0) * 1e3) for name, t in host]
+        if i < 3:
+            continue  # the first runs start the server and its spares
+        previous = None
+        for name, end in phases:
+            ends.setdefault(name, []).append(end)
+            if previous is not None:
+                spans.setdefault(name, []).append(end - previous)
+            previous = end
+    shutdown()
+    print(f"isolated run, every layer, n={n}: phase end (ms after the spawn request) and its "
+          "duration, medians")
+    for name, values in ends.items():
+        span = spans.get(name)
+        took = f"{statistics.median(span):7.2f}" if span else "       "
+        print(f"  {name:24s} end {statistics.median(values):7.2f}   took {took}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="small sizes (a few seconds)")
+    parser.add_argument("--profile", action="store_true", help="where an isolated run's time goes")
     args = parser.parse_args()
     warm_n, cold_n, batch = (20, 3, 20) if args.quick else (100, 10, 100)
+    load = os.getloadavg()[0]
+    if args.profile:
+        profile(warm_n)
+        print(f"load average (1 min): {load:.2f} at start, {os.getloadavg()[0]:.2f} at end ({os.cpu_count()} cpus)")
+        return
 
     sb = Sandbox()
     started = time.perf_counter()
@@ -96,6 +138,7 @@ def main() -> None:
     print(f"speed-up warm vs cold with the same environment (p50): {e50 / w50:6.1f}x")
     print(f"throughput: {batch} isolated runs in {elapsed:.2f} s = {batch / elapsed:.1f} runs/s "
           f"(mean {statistics.fmean(warm) * 1e3:.1f} ms)")
+    print(f"load average (1 min): {load:.2f} at start, {os.getloadavg()[0]:.2f} at end ({os.cpu_count()} cpus)")
 
 
 if __name__ == "__main__":

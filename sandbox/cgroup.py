@@ -79,7 +79,8 @@ def join(name: str) -> Hierarchy:
 
 
 def enter(name: str, memory_bytes: int, max_tasks: int) -> None:
-    """Be in the group `name` (joining it if a spare worker has not yet) and set its limits."""
+    """Be in the group `name` (joining it if a spare worker has not yet) and set its limits
+    (again, if a spare set others ahead)."""
     where = join(name)
     mem = os.path.join(where.memory, name)
     pids = os.path.join(where.pids, name)
@@ -89,9 +90,12 @@ def enter(name: str, memory_bytes: int, max_tasks: int) -> None:
         _write(os.path.join(pids, "pids.max"), str(max_tasks))
         return
     swap = os.path.join(mem, "memory.memsw.limit_in_bytes")
-    if os.path.exists(swap):  # memsw must stay >= the memory limit: lower in the safe order
-        _write(os.path.join(mem, "memory.limit_in_bytes"), str(memory_bytes))
-        _write(swap, str(memory_bytes))
+    if os.path.exists(swap):  # memsw must stay >= the memory limit: change in the safe order
+        with open(os.path.join(mem, "memory.limit_in_bytes"), encoding="ascii") as fh:
+            raising = memory_bytes > int(fh.read())
+        order = [swap, "memory.limit_in_bytes"] if raising else ["memory.limit_in_bytes", swap]
+        for file in order:
+            _write(os.path.join(mem, file), str(memory_bytes))
     else:
         _write(os.path.join(mem, "memory.limit_in_bytes"), str(memory_bytes))
     _write(os.path.join(pids, "pids.max"), str(max_tasks))

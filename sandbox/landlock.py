@@ -85,41 +85,68 @@ def _handled_fs(abi: int) -> int:
     return rights
 
 
+class Ruleset:
+    """A Landlock ruleset under construction: rules may be added ahead of time (a spare worker
+    adds the library trees before its request), `restrict()` then enforces it on this process."""
+
+    def __init__(self) -> None:
+        abi = abi_version()
+        if abi < 1:
+            raise LandlockError("Landlock is not available in this kernel")
+        self._libc = _libc()
+        self.handled = _handled_fs(abi)
+        attr = _RulesetAttr(self.handled, 0, 0)
+        self.features = ["filesystem"]
+        size = ctypes.sizeof(ctypes.c_uint64)
+        if abi >= 4:
+            attr.handled_access_net = 0b11  # BIND_TCP | CONNECT_TCP, and no port is allowed
+            self.features.append("tcp")
+            size = 2 * ctypes.sizeof(ctypes.c_uint64)
+        if abi >= 6:
+            attr.scoped = 0b11  # ABSTRACT_UNIX_SOCKET | SIGNAL
+            self.features.append("signals")
+            size = ctypes.sizeof(_RulesetAttr)
+        fd = self._libc.syscall(_SYS_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size),
+                                ctypes.c_uint32(0))
+        if fd < 0:
+            raise LandlockError(ctypes.get_errno(), "landlock_create_ruleset failed")
+        self.fd = int(fd)
+
+    def allow(self, paths: Iterable[str], rights: int) -> None:
+        """Grant `rights` beneath each path (on single files, the file rights among them)."""
+        for path in paths:
+            _add_rule(self._libc, self.fd, path, rights & self.handled)
+
+    def restrict(self) -> list[str]:
+        """Confine the calling thread's process from now on; returns the features enforced."""
+        try:
+            if self._libc.syscall(_SYS_RESTRICT_SELF, ctypes.c_int(self.fd), ctypes.c_uint32(0)) != 0:
+                raise LandlockError(ctypes.get_errno(), "landlock_restrict_self failed")
+        finally:
+            self.close()
+        return self.features
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+
 def restrict(read_paths: Iterable[str], write_paths: Iterable[str],
              file_rules: Iterable[tuple[str, int]] = ()) -> list[str]:
     """Confine the calling thread's process from now on; returns the features enforced.
 
     `file_rules` grants rights on single files (e.g. `/dev/null`). Needs no_new_privs set.
     """
-    abi = abi_version()
-    if abi < 1:
-        raise LandlockError("Landlock is not available in this kernel")
-    libc = _libc()
-    handled = _handled_fs(abi)
-    attr = _RulesetAttr(handled, 0, 0)
-    features = ["filesystem"]
-    size = ctypes.sizeof(ctypes.c_uint64)
-    if abi >= 4:
-        attr.handled_access_net = 0b11  # BIND_TCP | CONNECT_TCP, and no port is allowed
-        features.append("tcp")
-        size = 2 * ctypes.sizeof(ctypes.c_uint64)
-    if abi >= 6:
-        attr.scoped = 0b11  # ABSTRACT_UNIX_SOCKET | SIGNAL
-        features.append("signals")
-        size = ctypes.sizeof(_RulesetAttr)
-    ruleset = libc.syscall(_SYS_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size),
-                           ctypes.c_uint32(0))
-    if ruleset < 0:
-        raise LandlockError(ctypes.get_errno(), "landlock_create_ruleset failed")
+    ruleset = Ruleset()
     try:
-        rules = [(p, READ_RIGHTS) for p in read_paths] + [(p, WRITE_RIGHTS) for p in write_paths]
-        for path, rights in [*rules, *file_rules]:
-            _add_rule(libc, int(ruleset), path, rights & handled)
-        if libc.syscall(_SYS_RESTRICT_SELF, ctypes.c_int(ruleset), ctypes.c_uint32(0)) != 0:
-            raise LandlockError(ctypes.get_errno(), "landlock_restrict_self failed")
+        ruleset.allow(read_paths, READ_RIGHTS)
+        ruleset.allow(write_paths, WRITE_RIGHTS)
+        for path, rights in file_rules:
+            ruleset.allow([path], rights)
+        return ruleset.restrict()
     finally:
-        os.close(int(ruleset))
-    return features
+        ruleset.close()
 
 
 def _add_rule(libc: ctypes.CDLL, ruleset: int, path: str, rights: int) -> None:

@@ -23,8 +23,9 @@ from typing import Any
 from planexec.errors import ConfigError
 from planexec.sandbox import confine, policy
 from planexec.sandbox.forkserver import ForkServer, get_server
+from planexec.sandbox.handle import Worker, WorkerGone
 from planexec.sandbox.result import ExecutionResult
-from planexec.sandbox.session import Session, Worker, WorkerGone
+from planexec.sandbox.session import Session
 
 
 @lru_cache(maxsize=1)

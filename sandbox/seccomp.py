@@ -166,13 +166,17 @@ def _build_static() -> bytes:
     return b"".join(chunks)
 
 
-def prepare() -> None:
-    """Build the static filter now (the fork server does this once, before forking)."""
+def prepare(pid: int | None = None) -> None:
+    """Build the static filter now (the fork server does this once, before forking), and the
+    signal filter for `pid` if given (a spare worker, before its request)."""
     global _static_program
     if _static_program is None:
         _static_program = _build_static()
+    if pid is not None:
+        _signal_program(pid)
 
 
+@lru_cache(maxsize=1)
 def _signal_program(pid: int) -> bytes:
     """Hand-written BPF: kill/tgkill/sigqueue only towards `pid` itself."""
     lib = _lib()

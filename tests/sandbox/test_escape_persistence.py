@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from planexec.sandbox import Sandbox
+from planexec.sandbox.handle import SMALL_INPUTS, memory_folder
 from planexec.sandbox.wire import EncodeError, ReadOnlyFile
 
 from .conftest import needs
@@ -53,13 +54,16 @@ def test_a_run_leaves_nothing_for_the_next(raw, what):
 
 
 def sandbox_dirs() -> set[str]:
-    return {n for n in os.listdir(tempfile.gettempdir()) if n.startswith("planexec-sandbox-")}
+    """Run folders in every place they are made: the temp dir and, for small inputs, memory."""
+    roots = {tempfile.gettempdir(), memory_folder() or tempfile.gettempdir()}
+    return {os.path.join(r, n) for r in roots for n in os.listdir(r) if n.startswith("planexec-sandbox-")}
 
 
 def test_scratch_folders_are_removed(raw):
     before = sandbox_dirs()
     for _ in range(3):
         raw.run("open('x.bin', 'wb').write(bytes(1000))\nresults = {}")
+    raw.run("results = {}", {"big": np.zeros(SMALL_INPUTS // 8 + 1)})  # a folder in the temp dir
     with raw.session() as s:
         s.run("results = {}")
     assert sandbox_dirs() - before == set()

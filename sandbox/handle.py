@@ -47,9 +47,21 @@ def memory_folder() -> str | None:
 
 
 def run_folder_root(inputs: dict[str, Any]) -> str:
-    """Where a run's folder goes: in memory for small inputs, else the temp dir."""
+    """Where a run's folder goes: in memory for small inputs (with room to spare there), else the temp dir.
+
+    A container's /dev/shm may be 64 MB in all: a run must not fill it, so it needs four times
+    its inputs free (outputs and figures come on top).
+    """
     shm = memory_folder()
-    return shm if shm and _copied_bytes(inputs) <= SMALL_INPUTS else tempfile.gettempdir()
+    size = _copied_bytes(inputs)
+    if shm and size <= SMALL_INPUTS:
+        try:
+            free = os.statvfs(shm)
+            if free.f_bavail * free.f_frsize >= 4 * size + SMALL_INPUTS:
+                return shm
+        except OSError:
+            pass
+    return tempfile.gettempdir()
 
 
 def _copied_bytes(value: Any, depth: int = 0) -> int:

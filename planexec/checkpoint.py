@@ -115,7 +115,7 @@ def tool_modules(run: RunState) -> list[str]:
     return sorted(mods)
 
 
-class _Journal:
+class Journal:
     """What this run already wrote to its checkpoint journal."""
 
     def __init__(self) -> None:
@@ -130,7 +130,7 @@ def save_checkpoint(run: RunState, finished: bool = False) -> Path | None:
         return None
     import numpy as np
 
-    journal: _Journal = run.services.get("checkpoint_journal", _Journal)
+    journal = run.services.journal.get(Journal)
     arrays: dict[str, Any] = {}
     lossy: list[str] = []
     with run.lock:

@@ -80,8 +80,6 @@ class Background:
     never pay for building the index or embedding the request.
     """
 
-    SERVICE = "background"
-
     def __init__(self, run: RunState) -> None:
         self.run = run
         self._chunks: tuple[str, ...] | None = None
@@ -111,8 +109,9 @@ class Background:
 
 def background(services: Services, state: dict[str, Any]) -> tuple[str, ...]:
     """The run's background passages: retrieved lazily, or those a tool already put in the state."""
-    if services.has(Background.SERVICE):
-        return services.get(Background.SERVICE).chunks()
+    retriever = services.background.peek()
+    if retriever is not None:
+        return retriever.chunks()
     return tuple(str(c) for c in state.get("rag_chunks") or ())
 
 
@@ -121,7 +120,7 @@ class ContextBuilder:
 
     def prepare(self, run: RunState) -> None:
         variables = run.state.setdefault("variables", {})
-        run.services.set(Background.SERVICE, Background(run))
+        run.services.background.set(Background(run))
         if run.images is not None:
             stack, meta = _load_images(run.images, run.params.values)
             variables["images"] = stack
@@ -130,7 +129,7 @@ class ContextBuilder:
             for warning in [*(getattr(meta, "skipped", ()) or ()), *([meta.axes_note] if meta.axes_note else [])]:
                 run.bus.emit(LogMessage("warning", str(warning)))
         if CAPABILITY_TOOL in run.tools and run.images is not None:
-            store = run.services.get("capability_store", lambda: capability_store(run.config))
+            store = run.services.store.get(lambda: capability_store(run.config))
             run.capabilities = tuple(store.list())
         run.bus.emit(
             ContextReady(

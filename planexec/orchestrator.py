@@ -187,7 +187,7 @@ class Orchestrator:
         if out is not None:
             log = RunLog(out / "run.log")
             bus.subscribe(log)
-            run.services.set("run_log", log)
+            run.services.run_log.set(log)
         bus.emit(RunStarted(run.request, str(out) if out else None))
         return run
 

@@ -79,12 +79,12 @@ class RunState:
             files=self.files,
             images=self.images,
             rag_chunks=tuple(self.state.get("rag_chunks", ())),
-            background=self.services.get("background").chunks if self.services.has("background") else None,
+            background=background.chunks if (background := self.services.background.peek()) is not None else None,
             capabilities=self.capabilities,
             completed=tuple(r for r in self.ordered_results() if r.status != "pending"),
             failure=failure,
             extra={"llm": self.llm is not None, "variables": tuple(self.state.get("variables") or ()),
-                   "capability_store": self.services.get("capability_store") if self.services.has("capability_store") else None},
+                   "capability_store": self.services.store.peek()},
         )
 
     def apply_output(self, output: ToolOutput) -> None:

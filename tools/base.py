@@ -6,13 +6,12 @@ a description, a JSON-schema for its input and `run(args, ctx) -> ToolOutput`.
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from planexec.errors import ToolInputError
+from planexec.services import Services
 
 if TYPE_CHECKING:
     from planexec.config import Config
@@ -35,42 +34,6 @@ class ToolOutput:
     error: str | None = None
     results: dict[str, Any] = field(default_factory=dict)
     state: dict[str, Any] = field(default_factory=dict)
-
-
-class Services:
-    """Run-scoped shared objects (sandbox session, knowledge base, stores), created on first use."""
-
-    def __init__(self, **initial: Any) -> None:
-        self._items: dict[str, Any] = dict(initial)
-        self._lock = threading.RLock()
-
-    def get(self, name: str, factory: Callable[[], Any] | None = None) -> Any:
-        with self._lock:
-            if name not in self._items:
-                if factory is None:
-                    raise KeyError(f"service {name!r} is not available in this run")
-                self._items[name] = factory()
-            return self._items[name]
-
-    def has(self, name: str) -> bool:
-        return name in self._items
-
-    def set(self, name: str, value: Any) -> None:
-        with self._lock:
-            self._items[name] = value
-
-    def close(self) -> None:
-        """Close every service that has a close() or __exit__, newest first."""
-        with self._lock:
-            items = list(self._items.values())[::-1]
-            self._items.clear()
-        for item in items:
-            closer = getattr(item, "close", None)
-            if callable(closer):
-                try:
-                    closer()
-                except Exception:  # noqa: BLE001 - closing must not mask the run's result
-                    pass
 
 
 @dataclass

@@ -19,7 +19,7 @@ from planexec.tools.code import publishable, session_for
 
 
 def _store(ctx: ToolContext) -> Any:
-    return ctx.services.get("capability_store", lambda: capability_store(ctx.config or Config.from_env()))
+    return ctx.services.store.get(lambda: capability_store(ctx.config or Config.from_env()))
 
 
 def _preamble(images: object, params: dict[str, Any]) -> str:
@@ -55,7 +55,7 @@ def _figure_session(ctx: ToolContext, inputs: list[str]) -> Any:
 
         return Sandbox().session({})
 
-    session = ctx.services.get("sandbox_figures", open_session)
+    session = ctx.services.figures.get(open_session)
     session.update({v: variables[v] for v in inputs})
     return session
 

@@ -1,6 +1,6 @@
 """`python_code` and `python_coder`: run analysis code in the run's sandbox session.
 
-Both share one sandbox session per run (`ctx.services["sandbox_session"]`), opened with the
+Both share one sandbox session per run (`ctx.services.sandbox`), opened with the
 variables earlier steps published in `ctx.state["variables"]`, so later steps see what
 earlier code computed.
 """
@@ -17,7 +17,6 @@ from planexec.sandbox import ExecutionResult, Sandbox, Session
 from planexec.tools.base import ToolContext, ToolOutput
 from planexec.tools.decorator import tool
 
-SESSION_SERVICE = "sandbox_session"
 _FENCE = re.compile(r"```(?:python|py)?\s*\n(.*?)```", re.DOTALL | re.IGNORECASE)
 
 CODER_SYSTEM = """You write Python analysis code that runs in a sandbox.
@@ -38,7 +37,7 @@ def session_for(ctx: ToolContext) -> Session:
         sandbox = Sandbox(timeout=max(60.0, movie_mb / 5), memory_mb=max(1536, 4 * movie_mb + 512))
         return sandbox.session(variables)
 
-    session: Session = ctx.services.get(SESSION_SERVICE, factory)
+    session = ctx.services.sandbox.get(factory)
     fresh = {k: v for k, v in variables.items() if k not in session.inputs}
     if fresh:
         session.update(fresh)

@@ -24,7 +24,7 @@ def rag_retrieval(query: str, k: int = 3, ctx: ToolContext | None = None) -> Too
     if k < 1:
         raise ToolError("k must be at least 1")
     services = ctx.services if ctx else None
-    kb = services.get("knowledge_base", lambda: _knowledge_base(ctx)) if services else _knowledge_base(ctx)
+    kb = services.knowledge.get(lambda: _knowledge_base(ctx)) if services else _knowledge_base(ctx)
     try:
         found = kb.retrieve(query, k)
     except UsageError as exc:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -29,7 +29,12 @@ class PlanningContext:
     capabilities: tuple[Any, ...] = ()
     completed: tuple[StepResult, ...] = ()
     failure: str = ""
-    extra: dict[str, Any] = field(default_factory=dict)
+    variables: tuple[str, ...] = ()
+    """Names of the run's variables that exist before planning (beyond images and files)."""
+    store: Store | None = None
+    """The run's capability store, when one is open (the reuse-first planner asks it)."""
+    avoid: frozenset[str] = frozenset()
+    """On a replan: tools and capability ids that already failed, for the planner to leave out."""
 
     def passages(self) -> tuple[str, ...]:
         """Background passages for the request: given, or retrieved now."""
@@ -43,7 +48,7 @@ class PlanningContext:
         for r in self.completed:
             if r.ok:
                 have.update(r.step.outputs)
-        return have | set(self.extra.get("variables", ()))
+        return have | set(self.variables)
 
     def variable_tools(self) -> set[str]:
         """Tools whose steps work on named variables (code and capabilities)."""

@@ -8,6 +8,7 @@ succeeded (same tools, same arguments) is dropped and its dependants point at th
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from planexec.actions import actions_from
@@ -61,9 +62,8 @@ def maybe_replan(run: RunState, failed: StepResult, planner: Planner) -> bool:
             run.replans.append({"failed_step": step.step_num, "reason": reason,
                                 "skipped": "the input data could not be used; fix it rather than analyse other data"})
         return False
-    ctx = run.planning_context(failure=reason)
-    ctx.extra["avoid"] = failed_actions(failed) | set(ctx.extra.get("avoid", ()))
-    record: dict[str, Any] = {"failed_step": step.step_num, "reason": reason, "avoid": sorted(ctx.extra["avoid"])}
+    ctx = dataclasses.replace(run.planning_context(failure=reason), avoid=frozenset(failed_actions(failed)))
+    record: dict[str, Any] = {"failed_step": step.step_num, "reason": reason, "avoid": sorted(ctx.avoid)}
     try:
         new = planner.plan(ctx)
         with run.lock:

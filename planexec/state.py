@@ -83,8 +83,8 @@ class RunState:
             capabilities=self.capabilities,
             completed=tuple(r for r in self.ordered_results() if r.status != "pending"),
             failure=failure,
-            extra={"llm": self.llm is not None, "variables": tuple(self.state.get("variables") or ()),
-                   "capability_store": self.services.store.peek()},
+            variables=tuple(self.state.get("variables") or ()),
+            store=self.services.store.peek(),
         )
 
     def apply_output(self, output: ToolOutput) -> None:

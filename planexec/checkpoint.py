@@ -26,6 +26,7 @@ from typing import Any
 from planexec.errors import InputError, UsageError
 from planexec.events import LogMessage, PlanCreated
 from planexec.models import Plan, StepResult
+from planexec.records import ExecutionEntry, ReplanRecord
 from planexec.serialize import to_jsonable
 from planexec.state import RunState
 
@@ -258,8 +259,8 @@ def restore(run: RunState, data: dict[str, Any]) -> Plan:
         run.state["variables"] = variables
         run.results.update({k: v for k, v in (data.get("results") or {}).items()})
         run.artifacts.extend(a for a in data.get("artifacts") or () if a not in run.artifacts)
-        run.replans.extend(data.get("replans") or ())
-        run.execution_sequence.extend(data.get("execution_sequence") or ())
+        run.replans.extend(ReplanRecord.from_dict(r) for r in data.get("replans") or ())
+        run.execution_sequence.extend(ExecutionEntry.from_dict(e) for e in data.get("execution_sequence") or ())
         run.errors.extend(data.get("errors") or ())
         finished = {r.step.step_num: r for r in data["steps"]}
         redo = _steps_to_redo(plan, finished, _available(run, data, fresh))

@@ -244,7 +244,8 @@ class Orchestrator:
             results=run.results, usage=run.llm.usage.minus(run.usage_start) if run.llm else run.usage_start,
             errors=run.errors + ([run.aborted] if run.aborted else []), artifacts=run.artifacts,
             output_dir=str(run.output_dir) if run.output_dir else None, timings=run.timings,
-            replans=run.replans, execution_sequence=run.execution_sequence, params=run.params.to_dict(),
+            replans=[r.to_dict() for r in run.replans], params=run.params.to_dict(),
+            execution_sequence=[e.to_dict() for e in run.execution_sequence],
         )
         run.bus.emit(RunFinished(result.status, answer, result.output_dir, run.timings["total"]))
         result.events = [e.to_dict() for e in run.bus.history]

@@ -14,6 +14,7 @@ from planexec.llm.base import LLM
 from planexec.models import Plan, PlanStep, StepResult, Usage
 from planexec.params import Params
 from planexec.protocols import PlanningContext
+from planexec.records import ExecutionEntry, ReplanRecord
 from planexec.tools.base import Services, ToolContext, ToolOutput
 from planexec.tools.registry import ToolRegistry
 
@@ -40,8 +41,8 @@ class RunState:
     services: Services = field(default_factory=Services)
     errors: list[str] = field(default_factory=list)
     artifacts: list[str] = field(default_factory=list)
-    replans: list[dict[str, Any]] = field(default_factory=list)
-    execution_sequence: list[dict[str, Any]] = field(default_factory=list)
+    replans: list[ReplanRecord] = field(default_factory=list)
+    execution_sequence: list[ExecutionEntry] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     consecutive_errors: int = 0
     last_error_tool: str | None = None

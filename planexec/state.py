@@ -15,7 +15,7 @@ from planexec.models import Plan, PlanStep, StepResult, Usage
 from planexec.params import Params
 from planexec.protocols import PlanningContext
 from planexec.records import ExecutionEntry, ReplanRecord
-from planexec.tools.base import Services, ToolContext, ToolOutput
+from planexec.tools.base import Services, ToolContext, ToolOutput, merge_state
 from planexec.tools.registry import ToolRegistry
 
 HOST_RESULT_KEYS = frozenset({"saved_capabilities"})
@@ -91,7 +91,7 @@ class RunState:
     def apply_output(self, output: ToolOutput) -> None:
         """Merge a verified output's state and key figures into the run."""
         with self.lock:
-            self.state.update(output.state)
+            merge_state(self.state, output.state)
             self.results.update({f"step.{k}" if k in HOST_RESULT_KEYS else k: v
                                  for k, v in output.results.items()})
             self.artifacts.extend(a for a in output.artifacts if a not in self.artifacts)

@@ -24,7 +24,8 @@ class ToolOutput:
     """A tool's structured value (stored whole), a short summary, and files it wrote.
 
     `ok=False` lets a tool report failure without raising. `results` are key figures
-    published to `RunResult.results`; `state` is merged into the run state for later tools.
+    published to `RunResult.results`; `state` is merged into the run state for later tools
+    (`merge_state`); tools never write the run state directly.
     """
 
     value: Any
@@ -34,6 +35,22 @@ class ToolOutput:
     error: str | None = None
     results: dict[str, Any] = field(default_factory=dict)
     state: dict[str, Any] = field(default_factory=dict)
+
+
+def merge_state(state: dict[str, Any], update: dict[str, Any]) -> None:
+    """Merge a tool's `ToolOutput.state` into the run's: the one way tools change the run state.
+
+    `variables` are added to the run's (parallel steps each add their own) and `code_blocks`
+    appended, a block the run already has (the inputs preamble) not repeated; other keys replace.
+    """
+    rest = dict(update)
+    variables, blocks = rest.pop("variables", None), rest.pop("code_blocks", None)
+    state.update(rest)
+    if variables:
+        state["variables"] = {**(state.get("variables") or {}), **variables}
+    if blocks:
+        have = list(state.get("code_blocks") or ())
+        state["code_blocks"] = have + [b for b in blocks if b not in have]
 
 
 @dataclass

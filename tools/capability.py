@@ -35,10 +35,8 @@ def _preamble(images: object, params: dict[str, Any]) -> str:
 
 def run_params(ctx: ToolContext) -> dict[str, Any]:
     """The run's analysis parameters (defaults when the run set none), as the variable `params`."""
-    variables = ctx.state.setdefault("variables", {})
-    if not isinstance(variables.get("params"), dict):
-        variables["params"] = dict(resolve_params("").values)
-    return variables["params"]
+    params = (ctx.state.get("variables") or {}).get("params")
+    return params if isinstance(params, dict) else dict(resolve_params("").values)
 
 
 def _figure_session(ctx: ToolContext, inputs: list[str]) -> Any:
@@ -76,7 +74,7 @@ class RunCapability:
     def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         cap = _store(ctx).load(args["capability_id"])
         params = run_params(ctx)
-        variables = ctx.state["variables"]
+        variables = {**(ctx.state.get("variables") or {}), "params": params}
         figures = [o for o in cap.outputs if o.startswith("fig")]
         session = _figure_session(ctx, cap.inputs) if figures == cap.outputs else None
         session = session or session_for(ctx)
@@ -94,7 +92,6 @@ class RunCapability:
         shapes = result.results
         small = [o for o in wanted if len(shapes[o]) < 3]
         values = session.get(small) if small else {}
-        variables.update(values)
         artifacts = []
         step = ctx.step.step_num if ctx.step else 0
         for i, png in enumerate(result.figures):
@@ -106,11 +103,12 @@ class RunCapability:
                   f"capability {cap.id} v{cap.version} ({cap.origin}): {cap.description}\n"
                   f"inputs {cap.inputs} -> outputs {cap.outputs}"
                   + (f"\nparameters {used}" if used else ""))
-        blocks = ctx.state.setdefault("code_blocks", [])
-        if not blocks and ctx.images is not None:
+        blocks = []
+        if not ctx.state.get("code_blocks") and ctx.images is not None:
             blocks.append(("Inputs: the image stack as float32 T x H x W in [0, 1], and the run's parameters",
                            _preamble(ctx.images, params)))
         blocks.append((header, cap.code))
+        published = {**values, **({} if "params" in (ctx.state.get("variables") or {}) else {"params": params})}
         results = {k: v for k, v in values.items() if publishable(k, v)}
         shown = ", ".join(f"{k}={summarize(v, 60)}" for k, v in values.items())
         summary = f"{cap.id}: {shown or 'done'}" + (f"; {len(artifacts)} figure(s)" if artifacts else "")
@@ -118,7 +116,8 @@ class RunCapability:
         value = {**values, **large, **dict(zip(figures, artifacts, strict=False)),
                  "capability_id": cap.id, "version": cap.version, "stdout": result.stdout,
                  **({"parameters": used} if used else {})}
-        return ToolOutput(value=value, summary=summary, artifacts=artifacts, results=results)
+        return ToolOutput(value=value, summary=summary, artifacts=artifacts, results=results,
+                          state={"variables": published, "code_blocks": blocks})
 
 
 TOOLS = [RunCapability()]

@@ -267,7 +267,7 @@ def restore(run: RunState, data: dict[str, Any]) -> Plan:
         for num, result in finished.items():
             if num not in redo:
                 run.step_results[num] = result
-    run.bus.emit(PlanCreated(plan.to_dict(), "checkpoint"))
+    run.bus.emit(PlanCreated(plan, "checkpoint"))
     kept = sorted(run.step_results)
     note = f"resumed: step(s) {kept or 'none'} finished before the interruption"
     run.bus.emit(LogMessage("info", note + (f"; step(s) {sorted(redo)} run again for values "

@@ -197,7 +197,7 @@ class Orchestrator:
         if self.bounded is not None and given is None and plan.planner == HeuristicPlanner.name:
             self.bounded.budget.close("the library covers every clause, so the run is exactly the offline one")
         plan.validate(run.tools.names(), ctx.available(), ctx.variable_tools())
-        run.bus.emit(PlanCreated(plan.to_dict(), plan.planner or ("caller" if given else "")))
+        run.bus.emit(PlanCreated(plan, plan.planner or ("caller" if given else "")))
         return plan
 
     def _executor(self, approve_tool: ToolApproval | None) -> GuidedExecutor:

@@ -82,7 +82,7 @@ def maybe_replan(run: RunState, failed: StepResult, planner: Planner) -> bool:
     with run.lock:
         run.plan = revised
         run.replans.append(dataclasses.replace(record, new_steps=tuple(added), substitutes=tuple(subs)))
-    run.bus.emit(Replanned(step.step_num, reason, revised.to_dict()))
+    run.bus.emit(Replanned(step.step_num, reason, revised))
     save_checkpoint(run)  # a run killed now resumes with the revised plan
     return True
 

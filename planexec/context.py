@@ -12,6 +12,7 @@ from planexec.config import Config
 from planexec.datafiles import shipped
 from planexec.errors import InputError
 from planexec.events import ContextReady, LogMessage
+from planexec.protocols import Store
 from planexec.state import RunState
 from planexec.tools.base import Services
 
@@ -37,7 +38,7 @@ def papers_dir(config: Config) -> Path:
     return Path(config.papers_dir) if config.papers_dir else shipped("papers")
 
 
-def capability_store(config: Config) -> Any:
+def capability_store(config: Config) -> Store:
     """The capability store under the configured home, seeded with the starter library on first use."""
     from planexec.knowledge.embedder import get_embedder
     from planexec.knowledge.store import CapabilityStore

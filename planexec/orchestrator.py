@@ -38,7 +38,7 @@ from planexec.persist import bookkeep
 from planexec.planner_additive import AdditivePlanner
 from planexec.planner_heuristic import HeuristicPlanner
 from planexec.planner_llm import LLMPlanner
-from planexec.protocols import InputGenerator, Planner, Synthesizer, Verifier
+from planexec.protocols import InputGenerator, Planner, Store, Synthesizer, Verifier
 from planexec.react import ReactLoop
 from planexec.replan import maybe_replan
 from planexec.report import RunLog, discard_stub, new_run_dir, write_reports
@@ -89,8 +89,12 @@ class Orchestrator:
         tools: ToolRegistry | None = None,
         config: Config | None = None,
         components: Components | None = None,
+        *,
+        store: Store | None = None,
     ) -> None:
+        """`store` replaces the capability store under the configured home (a MemoryStore in tests)."""
         self.config = config or Config.from_env()
+        self.store = store
         self.llm = llm
         self.bounded = BoundedLLM(llm, self.config) if llm is not None else None
         """The client as every part of a run uses it: bounded by the run's deadline and budget."""
@@ -182,6 +186,8 @@ class Orchestrator:
         code_llm = self.bounded.for_purpose("code") if self.bounded is not None else None
         run = RunState(request.strip(), self.config, self.tools, bus, code_llm, paths, img, out, params=resolved)
         run.state["variables"] = {"params": dict(resolved.values)}
+        if self.store is not None:
+            run.services.store.set(self.store, owned=False)
         if self.llm is not None:
             run.usage_start = self.llm.usage.copy()
         if out is not None:

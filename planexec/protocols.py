@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -10,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 if TYPE_CHECKING:
     import numpy as np
 
+    from planexec.knowledge.capability import Capability, Match
     from planexec.models import Evaluation, Plan, PlanStep, StepResult, Verdict
     from planexec.tools.base import Tool, ToolContext, ToolOutput
     from planexec.tools.registry import ToolRegistry
@@ -104,15 +106,25 @@ class Embedder(Protocol):
 
 @runtime_checkable
 class Store(Protocol):
-    """A searchable store of reusable capabilities."""
+    """The library of reusable capabilities a run reads and adds to.
 
-    def search(self, text: str, k: int = 5) -> list[Any]: ...
+    Real: `planexec.knowledge.CapabilityStore` (git-versioned, on disk); fake:
+    `planexec.knowledge.MemoryStore` (a dict, for offline tests).
+    """
+
+    def list(self) -> builtins.list[Capability]: ...
+
+    def load(self, cap_id: str) -> Capability: ...
 
     def find_reusable(
         self, description: str, inputs: Sequence[str] | None = None, outputs: Sequence[str] | None = None
-    ) -> Any | None: ...
+    ) -> Match | None: ...
 
-    def record_use(self, cap_id: str, ok: bool, seconds: float) -> None: ...
+    def save(self, capability: Capability | None = None, /, **fields: Any) -> str: ...
+
+    def record_uses(self, uses: Sequence[tuple[str, bool, float]], token: str | None = None) -> None: ...
+
+    def close(self) -> None: ...
 
 
 __all__ = [

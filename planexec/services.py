@@ -31,6 +31,8 @@ class Lazy(Generic[T]):
         self._value: T | None = None
         self.opened = -1
         """When it was created, for closing newest first."""
+        self.owned = True
+        """Whether the run closes it (not when the caller gave it and keeps it)."""
         self._lock = threading.RLock()
 
     def get(self, factory: Callable[[], T] | None = None) -> T:
@@ -43,9 +45,10 @@ class Lazy(Generic[T]):
             assert self._value is not None
             return self._value
 
-    def set(self, value: T) -> None:
+    def set(self, value: T, owned: bool = True) -> None:
+        """Use `value`; `owned=False` for one the caller passed in and closes itself."""
         with self._lock:
-            self._value = value
+            self._value, self.owned = value, owned
             self.opened = next(_opened)
 
     def peek(self) -> T | None:
@@ -83,7 +86,8 @@ class Services:
         slots: list[Lazy[Any]] = sorted((getattr(self, f.name) for f in fields(self)),
                                         key=lambda s: s.opened, reverse=True)
         for slot in slots:
-            closer = getattr(slot.take(), "close", None)
+            owned, item = slot.owned, slot.take()
+            closer = getattr(item, "close", None) if owned else None
             if callable(closer):
                 try:
                     closer()

@@ -13,12 +13,13 @@ from planexec.config import Config
 from planexec.context import capability_store
 from planexec.errors import ToolError
 from planexec.params import resolve as resolve_params
+from planexec.protocols import Store
 from planexec.serialize import summarize
 from planexec.tools.base import ToolContext, ToolOutput
 from planexec.tools.code import publishable, session_for
 
 
-def _store(ctx: ToolContext) -> Any:
+def _store(ctx: ToolContext) -> Store:
     return ctx.services.store.get(lambda: capability_store(ctx.config or Config.from_env()))
 
 

@@ -38,7 +38,7 @@ from planexec.persist import bookkeep
 from planexec.planner_additive import AdditivePlanner
 from planexec.planner_heuristic import HeuristicPlanner
 from planexec.planner_llm import LLMPlanner
-from planexec.protocols import InputGenerator, Planner, Store, Synthesizer, Verifier
+from planexec.protocols import InputGenerator, Planner, Sandbox, Store, Synthesizer, Verifier
 from planexec.react import ReactLoop
 from planexec.replan import maybe_replan
 from planexec.report import RunLog, discard_stub, new_run_dir, write_reports
@@ -91,10 +91,13 @@ class Orchestrator:
         components: Components | None = None,
         *,
         store: Store | None = None,
+        sandbox: Sandbox | None = None,
     ) -> None:
-        """`store` replaces the capability store under the configured home (a MemoryStore in tests)."""
+        """`store` replaces the capability store under the configured home, `sandbox` the confined
+        worker analysis code runs in (in tests: MemoryStore, InProcessSandbox)."""
         self.config = config or Config.from_env()
         self.store = store
+        self.sandbox = sandbox
         self.llm = llm
         self.bounded = BoundedLLM(llm, self.config) if llm is not None else None
         """The client as every part of a run uses it: bounded by the run's deadline and budget."""
@@ -127,7 +130,7 @@ class Orchestrator:
         `params` sets analysis parameters (`diameter`, `fs`, `tau`, `neuropil_coefficient`, ...;
         see `planexec.params`); they override values stated in the request text.
         """
-        if images is not None:
+        if images is not None and self.sandbox is None:
             prewarm()  # image runs use the sandbox: its imports overlap context and planning
         run = self._start(request, files, images, on_event, params=params)
         return self._drive(run, lambda: self._plan(run, plan), approve_plan, approve_tool)
@@ -188,6 +191,7 @@ class Orchestrator:
         run.state["variables"] = {"params": dict(resolved.values)}
         if self.store is not None:
             run.services.store.set(self.store, owned=False)
+        run.services.sandbox = self.sandbox
         if self.llm is not None:
             run.usage_start = self.llm.usage.copy()
         if out is not None:

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
 
     from planexec.knowledge.capability import Capability, Match
     from planexec.models import Evaluation, Plan, PlanStep, StepResult, Verdict
+    from planexec.sandbox.result import ExecutionResult
     from planexec.tools.base import Tool, ToolContext, ToolOutput
     from planexec.tools.registry import ToolRegistry
 
@@ -105,6 +106,30 @@ class Embedder(Protocol):
 
 
 @runtime_checkable
+class SandboxSession(Protocol):
+    """Runs that share one namespace; failures come back as data in the ExecutionResult."""
+
+    inputs: dict[str, Any]
+    closed: bool
+
+    def run(self, code: str, timeout: float | None = None) -> ExecutionResult: ...
+
+    def get(self, names: builtins.list[str] | tuple[str, ...], missing_ok: bool = False) -> dict[str, Any]: ...
+
+    def update(self, values: dict[str, Any]) -> None: ...
+
+    def close(self) -> None: ...
+
+
+@runtime_checkable
+class Sandbox(Protocol):
+    """Where analysis code runs. Real: `planexec.sandbox.Sandbox` (a confined worker process);
+    fake: `planexec.sandbox.inprocess.InProcessSandbox` (exec in this process, for tests)."""
+
+    def session(self, inputs: dict[str, Any] | None = None) -> SandboxSession: ...
+
+
+@runtime_checkable
 class Store(Protocol):
     """The library of reusable capabilities a run reads and adds to.
 
@@ -132,6 +157,8 @@ __all__ = [
     "InputGenerator",
     "Planner",
     "PlanningContext",
+    "Sandbox",
+    "SandboxSession",
     "StepEvaluator",
     "Store",
     "Synthesizer",

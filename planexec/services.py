@@ -16,9 +16,8 @@ if TYPE_CHECKING:
     from planexec.checkpoint import Journal
     from planexec.context import Background
     from planexec.knowledge.rag import KnowledgeBase
-    from planexec.protocols import Store
+    from planexec.protocols import Sandbox, SandboxSession, Store
     from planexec.report import RunLog
-    from planexec.sandbox import Session
 
 T = TypeVar("T")
 _opened = itertools.count()
@@ -68,9 +67,9 @@ class Services:
 
     store: Lazy[Store] = field(default_factory=Lazy)
     """The capability store (planexec.knowledge.CapabilityStore or any Store)."""
-    sandbox: Lazy[Session] = field(default_factory=Lazy)
+    session: Lazy[SandboxSession] = field(default_factory=Lazy)
     """The run's sandbox session, shared by code tools and capabilities."""
-    figures: Lazy[Session] = field(default_factory=Lazy)
+    figures: Lazy[SandboxSession] = field(default_factory=Lazy)
     """A second sandbox worker drawing figures while the analysis goes on."""
     knowledge: Lazy[KnowledgeBase] = field(default_factory=Lazy)
     """The papers' index for `rag_retrieval`."""
@@ -81,9 +80,12 @@ class Services:
     run_log: Lazy[RunLog] = field(default_factory=Lazy)
     """run.log, one line per event."""
 
+    sandbox: Sandbox | None = None
+    """Where sessions open; None: the real confined `planexec.sandbox.Sandbox`, sized for the run."""
+
     def close(self) -> None:
         """Close every service that has a close(), newest first; a failing close is ignored."""
-        slots: list[Lazy[Any]] = sorted((getattr(self, f.name) for f in fields(self)),
+        slots: list[Lazy[Any]] = sorted((s for f in fields(self) if isinstance(s := getattr(self, f.name), Lazy)),
                                         key=lambda s: s.opened, reverse=True)
         for slot in slots:
             owned, item = slot.owned, slot.take()

@@ -13,7 +13,7 @@ from planexec.config import Config
 from planexec.context import capability_store
 from planexec.errors import ToolError
 from planexec.params import resolve as resolve_params
-from planexec.protocols import Store
+from planexec.protocols import SandboxSession, Store
 from planexec.serialize import summarize
 from planexec.tools.base import ToolContext, ToolOutput
 from planexec.tools.code import publishable, session_for
@@ -40,7 +40,7 @@ def run_params(ctx: ToolContext) -> dict[str, Any]:
     return params if isinstance(params, dict) else dict(resolve_params("").values)
 
 
-def _figure_session(ctx: ToolContext, inputs: list[str]) -> Any:
+def _figure_session(ctx: ToolContext, inputs: list[str]) -> SandboxSession | None:
     """A second worker for figure-only capabilities whose inputs the run already holds.
 
     Drawing then overlaps the analysis still running in the main session, on another core.
@@ -49,10 +49,10 @@ def _figure_session(ctx: ToolContext, inputs: list[str]) -> Any:
     if not inputs or not all(v in variables for v in inputs):
         return None
 
-    def open_session() -> Any:
+    def open_session() -> SandboxSession:
         from planexec.sandbox import Sandbox
 
-        return Sandbox().session({})
+        return (ctx.services.sandbox or Sandbox()).session({})
 
     session = ctx.services.figures.get(open_session)
     session.update({v: variables[v] for v in inputs})

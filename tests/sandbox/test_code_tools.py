@@ -58,7 +58,7 @@ def test_new_variables_reach_an_open_session(ctx):
 
 def test_services_close_closes_the_session(ctx):
     python_code.run({"code": "results = {}"}, ctx)
-    session = ctx.services.sandbox.get()
+    session = ctx.services.session.get()
     ctx.services.close()
     assert session.closed
 

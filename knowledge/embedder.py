@@ -51,19 +51,20 @@ class SentenceTransformerEmbedder:
     def _load(self) -> Any:
         with self._lock:
             if self._model is None:
-                os.environ.setdefault("HF_HUB_OFFLINE", "1")
-                os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
                 from sentence_transformers import SentenceTransformer
 
                 try:
                     from transformers.utils import logging as hf_logging
 
                     hf_logging.disable_progress_bar()
+                    hf_logging.set_verbosity_error()  # what TRANSFORMERS_VERBOSITY=error did
                 except ImportError:  # older transformers: the bar is cosmetic
                     pass
 
+                # Offline unless the caller's environment says HF_HUB_OFFLINE=0; read, never set.
+                offline = os.environ.get("HF_HUB_OFFLINE", "1").strip().lower() not in ("0", "false", "no")
                 try:
-                    self._model = SentenceTransformer(self.model_ref, device="cpu")
+                    self._model = SentenceTransformer(self.model_ref, device="cpu", local_files_only=offline)
                 except OSError as exc:
                     raise ConfigError(
                         f"cannot load embedding model {self.model_ref!r} ({exc}); use PLANEXEC_EMBEDDER=auto "
@@ -100,22 +101,13 @@ class SentenceTransformerEmbedder:
         return vecs
 
     def _encode(self, texts: Sequence[str]) -> np.ndarray:
+        # torch's thread count is process-wide: parallel steps share it, so it is left as the
+        # application set it (torch.set_num_threads) rather than changed around each call.
         model = self._load()
-        import torch
-
-        # A few short texts are latency-bound: on a busy machine a single thread avoids waiting
-        # on sibling cores; on an idle one every core helps.
-        threads = torch.get_num_threads()
-        if len(texts) <= 4 and threads > 1 and os.getloadavg()[0] >= threads - 0.5:
-            torch.set_num_threads(1)
-        try:
-            if len(texts) <= 4:
-                vecs = self._forward(model, list(texts))
-            else:
-                vecs = model.encode(list(texts), batch_size=32, normalize_embeddings=True, show_progress_bar=False)
-        finally:
-            if torch.get_num_threads() != threads:
-                torch.set_num_threads(threads)
+        if len(texts) <= 4:
+            vecs = self._forward(model, list(texts))
+        else:
+            vecs = model.encode(list(texts), batch_size=32, normalize_embeddings=True, show_progress_bar=False)
         return normalize_rows(vecs)
 
 

@@ -12,7 +12,8 @@ from planexec.config import Config
 from planexec.datafiles import shipped
 from planexec.errors import InputError
 from planexec.events import ContextReady, LogMessage
-from planexec.protocols import Store
+from planexec.protocols import Embedder, Store
+from planexec.similarity import run_embedder
 from planexec.state import RunState
 from planexec.tools.base import Services
 
@@ -38,12 +39,12 @@ def papers_dir(config: Config) -> Path:
     return Path(config.papers_dir) if config.papers_dir else shipped("papers")
 
 
-def capability_store(config: Config) -> Store:
+def capability_store(config: Config, embedder: Embedder | None = None) -> Store:
     """The capability store under the configured home, seeded with the starter library on first use."""
-    from planexec.knowledge.embedder import get_embedder
+    from planexec.knowledge.embedder import HashingEmbedder
     from planexec.knowledge.store import CapabilityStore
 
-    return CapabilityStore(config.home / "capabilities", embedder=get_embedder(config.embedder))
+    return CapabilityStore(config.home / "capabilities", embedder=run_embedder(config.embedder, embedder) or HashingEmbedder())
 
 
 def _load_images(path: Path, params: dict[str, Any]) -> tuple[Any, Any]:
@@ -93,13 +94,13 @@ class Background:
             return self._chunks
 
     def _retrieve(self) -> tuple[str, ...]:
-        from planexec.knowledge.embedder import get_embedder
         from planexec.knowledge.rag import KnowledgeBase
 
         run = self.run
-        if run.config.embedder == "none" or not run.config.rag or not papers_dir(run.config).is_dir():
+        embedder = run_embedder(run.config.embedder, run.services.embedder)
+        if embedder is None or not run.config.rag or not papers_dir(run.config).is_dir():
             return ()
-        kb = KnowledgeBase(papers_dir(run.config), run.config.home / "knowledge", embedder=get_embedder(run.config.embedder))
+        kb = KnowledgeBase(papers_dir(run.config), run.config.home / "knowledge", embedder=embedder)
         kb.build()
         rag = kb.retrieve(run.request, k=3)
         run.state["rag_chunks"] = list(rag.chunks)
@@ -130,7 +131,7 @@ class ContextBuilder:
             for warning in [*(getattr(meta, "skipped", ()) or ()), *([meta.axes_note] if meta.axes_note else [])]:
                 run.bus.emit(LogMessage("warning", str(warning)))
         if CAPABILITY_TOOL in run.tools and run.images is not None:
-            store = run.services.store.get(lambda: capability_store(run.config))
+            store = run.services.store.get(lambda: capability_store(run.config, run.services.embedder))
             run.capabilities = tuple(store.list())
         run.bus.emit(
             ContextReady(

@@ -134,16 +134,12 @@ class ToolLearner:
                 log.log(level, "tool records not saved to %s (%s)", self.path, exc.strerror)
 
 
-def tool_learner(config: Config) -> ToolLearner | None:
-    """The learner for this configuration, or None when tool learning is off."""
+def tool_learner(config: Config, embedder: Embedder | None = None) -> ToolLearner | None:
+    """The learner for this configuration (goal neighbourhoods by `embedder`, else the configured
+    model), or None when tool learning is off."""
     if not config.tool_learning:
         return None
+    from planexec.similarity import run_embedder
 
-    def embedder() -> Embedder | None:
-        if config.embedder == "none":
-            return None
-        from planexec.knowledge.embedder import get_embedder
-
-        return get_embedder(config.embedder)
-
-    return ToolLearner(Path(config.home) / "capabilities" / "tool_stats.jsonl", embedder=embedder)
+    return ToolLearner(Path(config.home) / "capabilities" / "tool_stats.jsonl",
+                       embedder=lambda: run_embedder(config.embedder, embedder))

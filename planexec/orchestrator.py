@@ -38,7 +38,15 @@ from planexec.persist import bookkeep
 from planexec.planner_additive import AdditivePlanner
 from planexec.planner_heuristic import HeuristicPlanner
 from planexec.planner_llm import LLMPlanner
-from planexec.protocols import InputGenerator, Planner, Sandbox, Store, Synthesizer, Verifier
+from planexec.protocols import (
+    Embedder,
+    InputGenerator,
+    Planner,
+    Sandbox,
+    Store,
+    Synthesizer,
+    Verifier,
+)
 from planexec.react import ReactLoop
 from planexec.replan import maybe_replan
 from planexec.report import RunLog, discard_stub, new_run_dir, write_reports
@@ -65,11 +73,13 @@ class Components:
     synthesizer: Synthesizer
 
     @classmethod
-    def for_llm(cls, llm: LLM | None, config: Config) -> Components:
+    def for_llm(cls, llm: LLM | None, config: Config, embedder: Embedder | None = None) -> Components:
+        """LLM-backed parts, or with `llm=None` the offline ones; planners score with `embedder`
+        (None: the model `config.embedder` names)."""
         if llm is None:
-            planner: Planner = HeuristicPlanner(_LazyScorer(config))
+            planner: Planner = HeuristicPlanner(_LazyScorer(config, embedder))
             return cls(planner, HeuristicInputGenerator(), StepVerifier(), default_evaluators(), TemplateSynthesizer())
-        offline = HeuristicPlanner(_LazyScorer(config), coder_fallback=True)
+        offline = HeuristicPlanner(_LazyScorer(config, embedder), coder_fallback=True)
         bounded = llm if isinstance(llm, BoundedLLM) else BoundedLLM(llm, config)
         return cls(
             AdditivePlanner(LLMPlanner(bounded.for_purpose("plan"), offline.scorer), offline),
@@ -92,17 +102,20 @@ class Orchestrator:
         *,
         store: Store | None = None,
         sandbox: Sandbox | None = None,
+        embedder: Embedder | None = None,
     ) -> None:
         """`store` replaces the capability store under the configured home, `sandbox` the confined
-        worker analysis code runs in (in tests: MemoryStore, InProcessSandbox)."""
+        worker analysis code runs in (in tests: MemoryStore, InProcessSandbox), `embedder` the
+        model `config.embedder` names."""
         self.config = config or Config.from_env()
         self.store = store
         self.sandbox = sandbox
+        self.embedder = embedder
         self.llm = llm
         self.bounded = BoundedLLM(llm, self.config) if llm is not None else None
         """The client as every part of a run uses it: bounded by the run's deadline and budget."""
         self.tools = tools if tools is not None else default_registry()
-        self.parts = components or Components.for_llm(self.bounded, self.config)
+        self.parts = components or Components.for_llm(self.bounded, self.config, embedder)
         self.context = ContextBuilder()
 
     @classmethod
@@ -191,7 +204,7 @@ class Orchestrator:
         run.state["variables"] = {"params": dict(resolved.values)}
         if self.store is not None:
             run.services.store.set(self.store, owned=False)
-        run.services.sandbox = self.sandbox
+        run.services.sandbox, run.services.embedder = self.sandbox, self.embedder
         if self.llm is not None:
             run.usage_start = self.llm.usage.copy()
         if out is not None:
@@ -216,7 +229,7 @@ class Orchestrator:
             self.parts.verifier,
             CircuitBreaker(self.config.max_consecutive_errors),
             approve_tool,
-            tool_learner(self.config),
+            tool_learner(self.config, self.embedder),
         )
 
     def _evaluate(self, result: StepResult) -> StepResult:
@@ -293,14 +306,15 @@ def _status(run: RunState, steps: list[StepResult]) -> str:
 class _LazyScorer:
     """Loads the embedding model only when the heuristic planner first scores something."""
 
-    def __init__(self, config: Config) -> None:
+    def __init__(self, config: Config, embedder: Embedder | None = None) -> None:
         self.spec = config.embedder
+        self.embedder = embedder
         self.cache_dir = Path(config.home) / "capabilities" / ".index"
         self._scorer: Any = None
 
     def _get(self) -> Any:
         if self._scorer is None:
-            self._scorer = default_scorer(self.spec, self.cache_dir)
+            self._scorer = default_scorer(self.spec, self.cache_dir, self.embedder)
         return self._scorer
 
     @property

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from planexec.checkpoint import Journal
     from planexec.context import Background
     from planexec.knowledge.rag import KnowledgeBase
-    from planexec.protocols import Sandbox, SandboxSession, Store
+    from planexec.protocols import Embedder, Sandbox, SandboxSession, Store
     from planexec.report import RunLog
 
 T = TypeVar("T")
@@ -82,6 +82,8 @@ class Services:
 
     sandbox: Sandbox | None = None
     """Where sessions open; None: the real confined `planexec.sandbox.Sandbox`, sized for the run."""
+    embedder: Embedder | None = None
+    """The embedder given to the Orchestrator; None: the model `Config.embedder` names."""
 
     def close(self) -> None:
         """Close every service that has a close(), newest first; a failing close is ignored."""

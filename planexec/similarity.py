@@ -99,15 +99,27 @@ class EmbeddingScorer:
         return [float(s) for s in mat @ q]
 
 
-def default_scorer(spec: str = "auto", cache_dir: Path | None = None) -> Scorer:
-    """The embedding scorer over the local model, or keywords when spec is 'none'.
+def run_embedder(spec: str, given: Embedder | None = None) -> Embedder | None:
+    """The embedder a run uses: the one given (Orchestrator(embedder=...)), else the model `spec`
+    (Config.embedder) names, else None for 'none' (keyword matching)."""
+    if given is not None:
+        return given
+    if spec == "none":
+        return None
+    from planexec.knowledge.embedder import get_embedder
+
+    return get_embedder(spec)
+
+
+def default_scorer(spec: str = "auto", cache_dir: Path | None = None, embedder: Embedder | None = None) -> Scorer:
+    """The embedding scorer over `embedder` (else the local model `spec` names), or keywords when spec is 'none'.
 
     With `cache_dir`, vectors persist on disk by content hash (shared with the capability
     store's cache there), so a new process does not embed the same descriptions again.
     """
-    if spec == "none":
+    model = run_embedder(spec, embedder)
+    if model is None:
         return KeywordScorer()
-    from planexec.knowledge.embedder import CachedEmbedder, get_embedder
+    from planexec.knowledge.embedder import CachedEmbedder
 
-    embedder = get_embedder(spec)
-    return EmbeddingScorer(CachedEmbedder(embedder, cache_dir) if cache_dir is not None else embedder)
+    return EmbeddingScorer(CachedEmbedder(model, cache_dir) if cache_dir is not None else model)

@@ -20,7 +20,7 @@ from planexec.tools.code import publishable, session_for
 
 
 def _store(ctx: ToolContext) -> Store:
-    return ctx.services.store.get(lambda: capability_store(ctx.config or Config.from_env()))
+    return ctx.services.store.get(lambda: capability_store(ctx.config or Config.from_env(), ctx.services.embedder))
 
 
 def _preamble(images: object, params: dict[str, Any]) -> str:

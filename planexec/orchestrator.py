@@ -17,7 +17,7 @@ from planexec.checkpoint import load_checkpoint, restore, save_checkpoint
 from planexec.config import Config
 from planexec.context import ContextBuilder, check_inputs
 from planexec.errors import LLMError, NotCovered, PlanexecError, RunAborted, ToolError, UsageError
-from planexec.evaluator import StepEvaluatorRegistry, default_evaluators
+from planexec.evaluator import default_evaluators
 from planexec.events import (
     EventBus,
     PlanCreated,
@@ -43,6 +43,7 @@ from planexec.protocols import (
     InputGenerator,
     Planner,
     Sandbox,
+    StepEvaluator,
     Store,
     Synthesizer,
     Verifier,
@@ -69,7 +70,7 @@ class Components:
     planner: Planner
     inputs: InputGenerator
     verifier: Verifier
-    evaluator: StepEvaluatorRegistry
+    evaluator: StepEvaluator
     synthesizer: Synthesizer
 
     @classmethod

@@ -23,6 +23,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
+from planexec.atomic import atomic_write
 from planexec.errors import InputError, UsageError
 from planexec.events import LogMessage, PlanCreated
 from planexec.models import Plan, StepResult
@@ -160,9 +161,7 @@ def save_checkpoint(run: RunState, finished: bool = False) -> Path | None:
     for name, arr in arrays.items():
         target = folder / name
         if not target.exists():  # the name carries a content hash: same name, same data
-            tmp = folder / f".{name}.{os.getpid()}.tmp.npy"
-            np.save(tmp, np.ascontiguousarray(arr), allow_pickle=False)
-            os.replace(tmp, target)
+            atomic_write(target, lambda fh, a=arr: np.save(fh, np.ascontiguousarray(a), allow_pickle=False), sync=False)
     path = run.output_dir / CHECKPOINT
     with path.open("a", encoding="utf-8") as fh:
         fh.write(json.dumps(line) + "\n")

@@ -9,7 +9,6 @@ from typing import Any
 
 from planexec.actions import CAPABILITY_TOOL
 from planexec.config import Config
-from planexec.datafiles import shipped
 from planexec.errors import InputError
 from planexec.events import ContextReady, LogMessage
 from planexec.protocols import Embedder, Store
@@ -33,10 +32,6 @@ def check_inputs(files: Sequence[str | Path], images: str | Path | None) -> tupl
             "(make one with `planexec demo-data DIR`)"
         )
     return tuple(out), img
-
-
-def papers_dir(config: Config) -> Path:
-    return Path(config.papers_dir) if config.papers_dir else shipped("papers")
 
 
 def capability_store(config: Config, embedder: Embedder | None = None) -> Store:
@@ -98,9 +93,9 @@ class Background:
 
         run = self.run
         embedder = run_embedder(run.config.embedder, run.services.embedder)
-        if embedder is None or not run.config.rag or not papers_dir(run.config).is_dir():
+        if embedder is None or not run.config.rag or not run.config.papers().is_dir():
             return ()
-        kb = KnowledgeBase(papers_dir(run.config), run.config.home / "knowledge", embedder=embedder)
+        kb = KnowledgeBase(run.config.papers(), run.config.home / "knowledge", embedder=embedder)
         kb.build()
         rag = kb.retrieve(run.request, k=3)
         run.state["rag_chunks"] = list(rag.chunks)

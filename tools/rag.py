@@ -10,14 +10,14 @@ from planexec.tools.decorator import tool
 def _knowledge_base(ctx: ToolContext | None):  # noqa: ANN202 - returns planexec.knowledge.KnowledgeBase
     from planexec.config import Config
     from planexec.knowledge.embedder import CachedEmbedder, HashingEmbedder
-    from planexec.knowledge.rag import KnowledgeBase, default_papers_dir
+    from planexec.knowledge.rag import KnowledgeBase
     from planexec.similarity import run_embedder
 
     config = (ctx.config if ctx else None) or Config.from_env()
     index_dir = config.home / "knowledge"
     model = run_embedder(config.embedder, ctx.services.embedder if ctx else None) or HashingEmbedder()
     embedder = CachedEmbedder(model, index_dir)
-    return KnowledgeBase(default_papers_dir(), index_dir, embedder)
+    return KnowledgeBase(config.papers(), index_dir, embedder)
 
 
 @tool(type="knowledge")

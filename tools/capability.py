@@ -12,6 +12,7 @@ from typing import Any
 from planexec.config import Config
 from planexec.context import capability_store
 from planexec.errors import ToolError
+from planexec.models import Evaluation, StepResult
 from planexec.params import resolve as resolve_params
 from planexec.protocols import SandboxSession, Store
 from planexec.serialize import summarize
@@ -121,4 +122,14 @@ class RunCapability:
                           state={"variables": published, "code_blocks": blocks})
 
 
+def evaluate_capability(result: StepResult) -> Evaluation | None:
+    """A concern when a capability reports that it found no cells."""
+    value = result.output if isinstance(result.output, dict) else {}
+    variables = value.get("variables") or {}
+    if variables.get("n_cells") == 0:
+        return Evaluation(concerns=("no cells were detected; check the images or the segmentation",))
+    return None
+
+
 TOOLS = [RunCapability()]
+EVALUATORS = {"run_capability": evaluate_capability}

@@ -7,10 +7,11 @@ threshold because cosine similarity and keyword overlap live on different scales
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
+
+from planexec.tokenize import words
 
 if TYPE_CHECKING:
     from planexec.protocols import Embedder
@@ -36,17 +37,7 @@ _SYNONYMS = {
 
 def tokens(text: str) -> list[str]:
     """Lower-case content words with light stemming and a few domain synonyms."""
-    out = []
-    for word in re.findall(r"[a-zA-Z][a-zA-Z0-9_]*", text.lower()):
-        if word in _STOP or len(word) < 2:
-            continue
-        word = _SYNONYMS.get(word, word)
-        for suffix in ("ing", "ed", "es", "s"):
-            if word.endswith(suffix) and len(word) - len(suffix) >= 4:
-                word = word[: -len(suffix)]
-                break
-        out.append(word)
-    return out
+    return words(text, stop=_STOP, min_length=2, synonyms=_SYNONYMS, suffixes=("ing", "ed", "es", "s"))
 
 
 class Scorer(Protocol):

@@ -42,34 +42,6 @@ def capability_store(config: Config, embedder: Embedder | None = None) -> Store:
     return CapabilityStore(config.home / "capabilities", embedder=run_embedder(config.embedder, embedder) or HashingEmbedder())
 
 
-def _load_images(path: Path, params: dict[str, Any]) -> tuple[Any, Any]:
-    """The movie and what was loaded; `params` may name fs, pixel_size, an HDF5 dataset and the axes."""
-    from planexec.tools.calcium_io import check_analysable, load_stack
-
-    images, meta = load_stack(path, dataset=params.get("dataset"), axes=params.get("axes"),
-                              fs=params.get("fs"), pixel_size=params.get("pixel_size"))
-    check_analysable(images, meta)
-    return images, meta
-
-
-def _acquisition_into_params(run: RunState, meta: Any) -> None:
-    """The movie's own frame rate and pixel size become the run's parameters when nobody set them;
-    an unknown rate is said out loud, since the capabilities then assume one."""
-    acq = meta.acquisition
-    if run.params.sources.get("fs") == "request":
-        acq.fs_source = "stated in the request"
-    if run.params.sources.get("pixel_size") == "request":
-        acq.pixel_size_source = "stated in the request"
-    values = run.state.setdefault("variables", {}).setdefault("params", {})
-    for key, value, source in (("fs", acq.fs, acq.fs_source), ("pixel_size", acq.pixel_size, acq.pixel_size_source)):
-        if value is not None and run.params.values.get(key) is None:  # the file's value; the user's wins
-            run.params.values[key], run.params.sources[key] = value, source
-            values[key] = value
-    if acq.fs is None and run.params.values.get("fs") is None:
-        run.bus.emit(LogMessage("warning", "the movie records no frame rate and none was given: analyses that need "
-                                           "one assume 10 Hz, times are reported in frames; pass --fs HZ"))
-
-
 class Background:
     """Passages from the papers for the run's request, retrieved on first use.
 
@@ -113,18 +85,14 @@ def background(services: Services, state: dict[str, Any]) -> tuple[str, ...]:
 
 
 class ContextBuilder:
-    """Loads images into the run's variables, lists candidate capabilities, and sets up background retrieval."""
+    """Loads images into the run's variables (by the registered ImageLoader), lists candidate capabilities,
+    and sets up background retrieval."""
 
     def prepare(self, run: RunState) -> None:
-        variables = run.state.setdefault("variables", {})
+        run.state.setdefault("variables", {})
         run.services.background.set(Background(run))
         if run.images is not None:
-            stack, meta = _load_images(run.images, run.params.values)
-            variables["images"] = stack
-            run.state["stack_meta"] = meta
-            _acquisition_into_params(run, meta)
-            for warning in [*(getattr(meta, "skipped", ()) or ()), *([meta.axes_note] if meta.axes_note else [])]:
-                run.bus.emit(LogMessage("warning", str(warning)))
+            run.services.image_loader.load(run)
         if CAPABILITY_TOOL in run.tools and run.images is not None:
             store = run.services.store.get(lambda: capability_store(run.config, run.services.embedder))
             run.capabilities = tuple(store.list())

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from planexec.knowledge.capability import Capability, Match
     from planexec.models import Evaluation, Plan, PlanStep, StepResult, Verdict
     from planexec.sandbox.result import ExecutionResult
+    from planexec.state import RunState
     from planexec.tools.base import Tool, ToolContext, ToolOutput
     from planexec.tools.registry import ToolRegistry
 
@@ -106,6 +107,20 @@ class Embedder(Protocol):
 
 
 @runtime_checkable
+class ImageLoader(Protocol):
+    """How a domain turns the run's --images input into run variables, and into a script's first lines.
+
+    The built-in one (planexec.tools.calcium_inputs.CalciumImages) loads calcium-imaging movies.
+    """
+
+    def load(self, run: RunState) -> None: ...
+
+    def preamble(self, images: object, params: dict[str, Any]) -> tuple[str, str]:
+        """The first block of a generated script (title, code): imports, loading `images`, `params`."""
+        ...
+
+
+@runtime_checkable
 class SandboxSession(Protocol):
     """Runs that share one namespace; failures come back as data in the ExecutionResult."""
 
@@ -154,6 +169,7 @@ class Store(Protocol):
 
 __all__ = [
     "Embedder",
+    "ImageLoader",
     "InputGenerator",
     "Planner",
     "PlanningContext",

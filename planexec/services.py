@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from planexec.checkpoint import Journal
     from planexec.context import Background
     from planexec.knowledge.rag import KnowledgeBase
-    from planexec.protocols import Embedder, Sandbox, SandboxSession, Store
+    from planexec.protocols import Embedder, ImageLoader, Sandbox, SandboxSession, Store
     from planexec.report import RunLog
 
 T = TypeVar("T")
@@ -61,6 +61,12 @@ class Lazy(Generic[T]):
             return value
 
 
+def _default_image_loader() -> ImageLoader:
+    from planexec.tools import default_image_loader
+
+    return default_image_loader()
+
+
 @dataclass
 class Services:
     """The shared objects a run may use; tools and the loop reach them by field, never by name."""
@@ -84,6 +90,8 @@ class Services:
     """Where sessions open; None: the real confined `planexec.sandbox.Sandbox`, sized for the run."""
     embedder: Embedder | None = None
     """The embedder given to the Orchestrator; None: the model `Config.embedder` names."""
+    image_loader: ImageLoader = field(default_factory=lambda: _default_image_loader())
+    """Loads the run's --images input (the tools package registers the domain's)."""
 
     def close(self) -> None:
         """Close every service that has a close(), newest first; a failing close is ignored."""

@@ -15,6 +15,7 @@ from planexec.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
     from planexec.models import Evaluation, StepResult
+    from planexec.protocols import ImageLoader
 
 __all__ = [
     "FunctionTool",
@@ -24,6 +25,7 @@ __all__ = [
     "ToolOutput",
     "ToolRegistry",
     "builtin_evaluators",
+    "default_image_loader",
     "default_registry",
     "tool",
     "validate_args",
@@ -48,6 +50,13 @@ def default_registry() -> ToolRegistry:
         for t in importlib.import_module(f"{__name__}.{mod}").TOOLS:
             registry.register(t)
     return registry
+
+
+def default_image_loader() -> ImageLoader:
+    """The built-in domain's loader of a run's --images input (calcium-imaging movies)."""
+    from planexec.tools.calcium_inputs import CalciumImages
+
+    return CalciumImages()
 
 
 def builtin_evaluators() -> dict[str, Callable[[StepResult], Evaluation | None]]:

@@ -6,7 +6,6 @@ worker; declared outputs small enough to matter come back to the run (never 3-D 
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from planexec.config import Config
@@ -22,17 +21,6 @@ from planexec.tools.code import publishable, session_for
 
 def _store(ctx: ToolContext) -> Store:
     return ctx.services.store.get(lambda: capability_store(ctx.config or Config.from_env(), ctx.services.embedder))
-
-
-def _preamble(images: object, params: dict[str, Any]) -> str:
-    """Imports, input loading and the run's parameters: the composed script runs on its own."""
-    return (
-        "import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\n"
-        "import numpy as np\nimport scipy\nimport skimage\n\n"
-        "from planexec.tools.calcium_io import load_stack\n\n"
-        f"images, _meta = load_stack({str(Path(str(images)).resolve())!r})\n"
-        f"params = {params!r}"
-    )
 
 
 def run_params(ctx: ToolContext) -> dict[str, Any]:
@@ -107,8 +95,7 @@ class RunCapability:
                   + (f"\nparameters {used}" if used else ""))
         blocks = []
         if not ctx.state.get("code_blocks") and ctx.images is not None:
-            blocks.append(("Inputs: the image stack as float32 T x H x W in [0, 1], and the run's parameters",
-                           _preamble(ctx.images, params)))
+            blocks.append(ctx.services.image_loader.preamble(ctx.images, params))
         blocks.append((header, cap.code))
         published = {**values, **({} if "params" in (ctx.state.get("variables") or {}) else {"params": params})}
         results = {k: v for k, v in values.items() if publishable(k, v)}

@@ -71,7 +71,6 @@ class Background:
         kb.build()
         rag = kb.retrieve(run.request, k=3)
         run.state["rag_chunks"] = list(rag.chunks)
-        run.state["rag_sources"] = list(rag.sources)
         run.bus.emit(LogMessage("info", "background from " + ", ".join(dict.fromkeys(str(x) for x in rag.sources))))
         return tuple(rag.chunks)
 

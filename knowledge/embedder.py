@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from planexec import tokenize
 from planexec.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -138,7 +139,7 @@ class HashingEmbedder:
 
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         for row, text in enumerate(texts):
-            words = [w[:6] for w in _TOKEN.findall(text.lower())]  # crude stemming
+            words = [w[:6] for w in tokenize.words(text, pattern=_TOKEN)]  # crude stemming: the first six letters
             for feat in words + [a + " " + b for a, b in zip(words, words[1:], strict=False)]:
                 h = int.from_bytes(hashlib.blake2b(feat.encode(), digest_size=8).digest(), "little")
                 out[row, h % self.dim] += 1.0 if h & (1 << 63) else -1.0

@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 import threading
 from pathlib import Path
 from typing import Any
 
+from planexec.atomic import atomic_write_text
 from planexec.errors import LLMError
 from planexec.evals.base import (
     BadParams,
@@ -80,12 +79,7 @@ class JudgeCache:
 
     def put(self, key: str, verdict: dict[str, Any]) -> None:
         """Write atomically, so parallel cases never read half a file."""
-        path = self._path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(verdict, f)
-        os.replace(tmp, path)
+        atomic_write_text(self._path(key), json.dumps(verdict), sync=False)
 
 
 def rubric_prompt(rubric: str, answer: str) -> str:

@@ -19,6 +19,7 @@ from planexec.knowledge.embedder import (
     get_embedder,
 )
 from planexec.knowledge.index import VectorIndex
+from planexec.knowledge.memory import MemoryStore
 from planexec.knowledge.rag import BuildReport, KnowledgeBase, RAGContext, default_papers_dir
 from planexec.knowledge.reuse import ReusePolicy, extract_terms
 from planexec.knowledge.starters import read_capability_dir
@@ -28,6 +29,7 @@ __all__ = [
     "BuildReport",
     "CachedEmbedder",
     "CalibrationReport",
+    "MemoryStore",
     "Capability",
     "CapabilityStore",
     "Chunk",

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from planexec import tokenize
 from planexec.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -51,19 +52,20 @@ class SentenceTransformerEmbedder:
     def _load(self) -> Any:
         with self._lock:
             if self._model is None:
-                os.environ.setdefault("HF_HUB_OFFLINE", "1")
-                os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
                 from sentence_transformers import SentenceTransformer
 
                 try:
                     from transformers.utils import logging as hf_logging
 
                     hf_logging.disable_progress_bar()
+                    hf_logging.set_verbosity_error()  # what TRANSFORMERS_VERBOSITY=error did
                 except ImportError:  # older transformers: the bar is cosmetic
                     pass
 
+                # Offline unless the caller's environment says HF_HUB_OFFLINE=0; read, never set.
+                offline = os.environ.get("HF_HUB_OFFLINE", "1").strip().lower() not in ("0", "false", "no")
                 try:
-                    self._model = SentenceTransformer(self.model_ref, device="cpu")
+                    self._model = SentenceTransformer(self.model_ref, device="cpu", local_files_only=offline)
                 except OSError as exc:
                     raise ConfigError(
                         f"cannot load embedding model {self.model_ref!r} ({exc}); use PLANEXEC_EMBEDDER=auto "
@@ -100,22 +102,13 @@ class SentenceTransformerEmbedder:
         return vecs
 
     def _encode(self, texts: Sequence[str]) -> np.ndarray:
+        # torch's thread count is process-wide: parallel steps share it, so it is left as the
+        # application set it (torch.set_num_threads) rather than changed around each call.
         model = self._load()
-        import torch
-
-        # A few short texts are latency-bound: on a busy machine a single thread avoids waiting
-        # on sibling cores; on an idle one every core helps.
-        threads = torch.get_num_threads()
-        if len(texts) <= 4 and threads > 1 and os.getloadavg()[0] >= threads - 0.5:
-            torch.set_num_threads(1)
-        try:
-            if len(texts) <= 4:
-                vecs = self._forward(model, list(texts))
-            else:
-                vecs = model.encode(list(texts), batch_size=32, normalize_embeddings=True, show_progress_bar=False)
-        finally:
-            if torch.get_num_threads() != threads:
-                torch.set_num_threads(threads)
+        if len(texts) <= 4:
+            vecs = self._forward(model, list(texts))
+        else:
+            vecs = model.encode(list(texts), batch_size=32, normalize_embeddings=True, show_progress_bar=False)
         return normalize_rows(vecs)
 
 
@@ -146,7 +139,7 @@ class HashingEmbedder:
 
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         for row, text in enumerate(texts):
-            words = [w[:6] for w in _TOKEN.findall(text.lower())]  # crude stemming
+            words = [w[:6] for w in tokenize.words(text, pattern=_TOKEN)]  # crude stemming: the first six letters
             for feat in words + [a + " " + b for a, b in zip(words, words[1:], strict=False)]:
                 h = int.from_bytes(hashlib.blake2b(feat.encode(), digest_size=8).digest(), "little")
                 out[row, h % self.dim] += 1.0 if h & (1 << 63) else -1.0

@@ -1,31 +1,12 @@
-"""Atomic file writes (temp file in the same folder, fsync, rename) and content hashes."""
+"""Content hashes, and the atomic writes (planexec.atomic) under their old import path."""
 
 from __future__ import annotations
 
 import hashlib
-import os
-import tempfile
-from pathlib import Path
 
+from planexec.atomic import atomic_write_bytes, atomic_write_text
 
-def atomic_write_bytes(path: Path, data: bytes, *, sync: bool = True) -> None:
-    """Replace `path` with `data` so a reader (or a crash) sees the old or the new file, never half."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            if sync:
-                fh.flush()
-                os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def atomic_write_text(path: Path, text: str, *, sync: bool = True) -> None:
-    atomic_write_bytes(path, text.encode("utf-8"), sync=sync)
+__all__ = ["atomic_write_bytes", "atomic_write_text", "sha256_bytes", "sha256_text"]
 
 
 def sha256_bytes(data: bytes) -> str:

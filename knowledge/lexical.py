@@ -12,6 +12,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from planexec.knowledge.reuse import normalise_notation
+from planexec.tokenize import words
 
 _WORD = re.compile(r"[a-z0-9]+")
 _STOP = frozenset(
@@ -21,16 +22,10 @@ _STOP = frozenset(
 )
 
 
-def _stem(word: str) -> str:
-    for suffix in ("ations", "ation", "ings", "ing", "ed", "es", "s"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
-            return word[: -len(suffix)]
-    return word
-
-
 def lexical_tokens(text: str) -> list[str]:
     """Lower-case word stems with domain notations folded (dF/F, ΔF/F, delta F over F -> dff)."""
-    return [_stem(w) for w in _WORD.findall(normalise_notation(text)) if w not in _STOP]
+    return words(normalise_notation(text), pattern=_WORD, stop=_STOP,
+                 suffixes=("ations", "ation", "ings", "ing", "ed", "es", "s"))
 
 
 class BM25:

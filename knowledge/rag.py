@@ -8,14 +8,12 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from planexec.datafiles import shipped
 from planexec.errors import ENV_ERRNOS, InputError, UsageError
 from planexec.knowledge.chunking import split_text
 from planexec.knowledge.fsutil import atomic_write_text, sha256_bytes
@@ -59,9 +57,10 @@ class BuildReport:
 
 
 def default_papers_dir() -> Path:
-    """$PLANEXEC_PAPERS, else the repository's data/papers."""
-    env = os.environ.get("PLANEXEC_PAPERS")
-    return Path(env) if env else shipped("papers")
+    """$PLANEXEC_PAPERS_DIR (or its old name $PLANEXEC_PAPERS), else the packaged data/papers."""
+    from planexec.config import Config
+
+    return Config.from_env().papers()
 
 
 def read_paper(path: Path) -> str:

@@ -215,11 +215,6 @@ class CapabilityStore:
                 self._write_many(new, message or f"Add capability {what}: {new[0].description[:60]}")
             return [c.id for c in capabilities]
 
-    def load_builtin(self, directory: Path | str | None = None) -> list[str]:
-        """Import `<id>.json` + `<id>.py` files (data/capabilities by default) in one commit."""
-        caps = starters.read_capability_dir(Path(directory) if directory else default_seed_dir())
-        return self.save_many(caps, f"Import {len(caps)} builtin capabilities") if caps else []
-
     def load(self, cap_id: str) -> Capability:
         """The capability `cap_id` (restored from git history if its files were damaged)."""
         self._open()

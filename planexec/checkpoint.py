@@ -23,9 +23,11 @@ import stat
 from pathlib import Path
 from typing import Any
 
+from planexec.atomic import atomic_write
 from planexec.errors import InputError, UsageError
 from planexec.events import LogMessage, PlanCreated
 from planexec.models import Plan, StepResult
+from planexec.records import ExecutionEntry, ReplanRecord
 from planexec.serialize import to_jsonable
 from planexec.state import RunState
 
@@ -115,7 +117,7 @@ def tool_modules(run: RunState) -> list[str]:
     return sorted(mods)
 
 
-class _Journal:
+class Journal:
     """What this run already wrote to its checkpoint journal."""
 
     def __init__(self) -> None:
@@ -130,7 +132,7 @@ def save_checkpoint(run: RunState, finished: bool = False) -> Path | None:
         return None
     import numpy as np
 
-    journal: _Journal = run.services.get("checkpoint_journal", _Journal)
+    journal = run.services.journal.get(Journal)
     arrays: dict[str, Any] = {}
     lossy: list[str] = []
     with run.lock:
@@ -159,9 +161,7 @@ def save_checkpoint(run: RunState, finished: bool = False) -> Path | None:
     for name, arr in arrays.items():
         target = folder / name
         if not target.exists():  # the name carries a content hash: same name, same data
-            tmp = folder / f".{name}.{os.getpid()}.tmp.npy"
-            np.save(tmp, np.ascontiguousarray(arr), allow_pickle=False)
-            os.replace(tmp, target)
+            atomic_write(target, lambda fh, a=arr: np.save(fh, np.ascontiguousarray(a), allow_pickle=False), sync=False)
     path = run.output_dir / CHECKPOINT
     with path.open("a", encoding="utf-8") as fh:
         fh.write(json.dumps(line) + "\n")
@@ -258,15 +258,15 @@ def restore(run: RunState, data: dict[str, Any]) -> Plan:
         run.state["variables"] = variables
         run.results.update({k: v for k, v in (data.get("results") or {}).items()})
         run.artifacts.extend(a for a in data.get("artifacts") or () if a not in run.artifacts)
-        run.replans.extend(data.get("replans") or ())
-        run.execution_sequence.extend(data.get("execution_sequence") or ())
+        run.replans.extend(ReplanRecord.from_dict(r) for r in data.get("replans") or ())
+        run.execution_sequence.extend(ExecutionEntry.from_dict(e) for e in data.get("execution_sequence") or ())
         run.errors.extend(data.get("errors") or ())
         finished = {r.step.step_num: r for r in data["steps"]}
         redo = _steps_to_redo(plan, finished, _available(run, data, fresh))
         for num, result in finished.items():
             if num not in redo:
                 run.step_results[num] = result
-    run.bus.emit(PlanCreated(plan.to_dict(), "checkpoint"))
+    run.bus.emit(PlanCreated(plan, "checkpoint"))
     kept = sorted(run.step_results)
     note = f"resumed: step(s) {kept or 'none'} finished before the interruption"
     run.bus.emit(LogMessage("info", note + (f"; step(s) {sorted(redo)} run again for values "

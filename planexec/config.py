@@ -11,6 +11,16 @@ from typing import Any
 from planexec.errors import ConfigError
 
 BACKENDS = ("auto", "none", "openai", "anthropic")
+DEPRECATED_ALIASES = {"PLANEXEC_PAPERS": "PLANEXEC_PAPERS_DIR"}
+"""Old variable names still read when the new one is not set."""
+
+
+def default_home(env: dict[str, str] | None = None) -> Path:
+    """$PLANEXEC_HOME, else ~/.planexec: the one place the home's default is computed."""
+    env = os.environ if env is None else env
+    return Path(env.get("PLANEXEC_HOME", Path.home() / ".planexec"))
+
+
 PURPOSES = ("plan", "arguments", "verification", "code", "answer", "react")
 
 
@@ -63,14 +73,14 @@ class Config:
     """Where each run's folder `<timestamp>/` is written."""
     write_outputs: bool = True
     """Write report.json, report.md, run.log (and figures) for each run."""
-    home: Path = field(default_factory=lambda: Path(os.environ.get("PLANEXEC_HOME", Path.home() / ".planexec")))
+    home: Path = field(default_factory=default_home)
     """Where the capability store, knowledge index and caches live."""
     embedder: str = "auto"
     """Embedding model: auto (the packaged all-MiniLM-L6-v2), a local path or a model name; 'none' uses keywords."""
     rag: bool = True
     """Retrieve background chunks from the papers folder before planning."""
     papers_dir: Path | None = None
-    """Folder of papers for RAG; defaults to the packaged data/papers."""
+    """Folder of papers for RAG; defaults to the packaged data/papers (PLANEXEC_PAPERS: old name)."""
     tool_learning: bool = True
     """Reorder a step's primary tools by their record on similar goals."""
     checkpoint: bool = True
@@ -80,6 +90,9 @@ class Config:
     def from_env(cls, env: dict[str, str] | None = None, **overrides: Any) -> Config:
         """Defaults, then PLANEXEC_* variables, then `overrides` (None values ignored)."""
         env = dict(os.environ if env is None else env)
+        for old, new in DEPRECATED_ALIASES.items():
+            if old in env and new not in env:
+                env[new] = env[old]
         values: dict[str, Any] = {}
         for f in fields(cls):
             raw = env.get(f"PLANEXEC_{f.name.upper()}")
@@ -102,6 +115,12 @@ class Config:
             return int(getattr(self, f"max_tokens_{purpose}"))
         except AttributeError:
             raise ConfigError(f"unknown model purpose {purpose!r}; use one of {', '.join(PURPOSES)}") from None
+
+    def papers(self) -> Path:
+        """The papers folder RAG reads: `papers_dir`, else the packaged data/papers."""
+        from planexec.datafiles import shipped
+
+        return Path(self.papers_dir) if self.papers_dir else shipped("papers")
 
     def replace(self, **changes: Any) -> Config:
         return dataclasses.replace(self, **changes)

@@ -9,9 +9,10 @@ from typing import Any
 
 from planexec.actions import CAPABILITY_TOOL
 from planexec.config import Config
-from planexec.datafiles import shipped
 from planexec.errors import InputError
 from planexec.events import ContextReady, LogMessage
+from planexec.protocols import Embedder, Store
+from planexec.similarity import run_embedder
 from planexec.state import RunState
 from planexec.tools.base import Services
 
@@ -33,44 +34,12 @@ def check_inputs(files: Sequence[str | Path], images: str | Path | None) -> tupl
     return tuple(out), img
 
 
-def papers_dir(config: Config) -> Path:
-    return Path(config.papers_dir) if config.papers_dir else shipped("papers")
-
-
-def capability_store(config: Config) -> Any:
+def capability_store(config: Config, embedder: Embedder | None = None) -> Store:
     """The capability store under the configured home, seeded with the starter library on first use."""
-    from planexec.knowledge.embedder import get_embedder
+    from planexec.knowledge.embedder import HashingEmbedder
     from planexec.knowledge.store import CapabilityStore
 
-    return CapabilityStore(config.home / "capabilities", embedder=get_embedder(config.embedder))
-
-
-def _load_images(path: Path, params: dict[str, Any]) -> tuple[Any, Any]:
-    """The movie and what was loaded; `params` may name fs, pixel_size, an HDF5 dataset and the axes."""
-    from planexec.tools.calcium_io import check_analysable, load_stack
-
-    images, meta = load_stack(path, dataset=params.get("dataset"), axes=params.get("axes"),
-                              fs=params.get("fs"), pixel_size=params.get("pixel_size"))
-    check_analysable(images, meta)
-    return images, meta
-
-
-def _acquisition_into_params(run: RunState, meta: Any) -> None:
-    """The movie's own frame rate and pixel size become the run's parameters when nobody set them;
-    an unknown rate is said out loud, since the capabilities then assume one."""
-    acq = meta.acquisition
-    if run.params.sources.get("fs") == "request":
-        acq.fs_source = "stated in the request"
-    if run.params.sources.get("pixel_size") == "request":
-        acq.pixel_size_source = "stated in the request"
-    values = run.state.setdefault("variables", {}).setdefault("params", {})
-    for key, value, source in (("fs", acq.fs, acq.fs_source), ("pixel_size", acq.pixel_size, acq.pixel_size_source)):
-        if value is not None and run.params.values.get(key) is None:  # the file's value; the user's wins
-            run.params.values[key], run.params.sources[key] = value, source
-            values[key] = value
-    if acq.fs is None and run.params.values.get("fs") is None:
-        run.bus.emit(LogMessage("warning", "the movie records no frame rate and none was given: analyses that need "
-                                           "one assume 10 Hz, times are reported in frames; pass --fs HZ"))
+    return CapabilityStore(config.home / "capabilities", embedder=run_embedder(config.embedder, embedder) or HashingEmbedder())
 
 
 class Background:
@@ -79,8 +48,6 @@ class Background:
     Only LLM prompts (planning, code generation) read them, so offline and fully reused runs
     never pay for building the index or embedding the request.
     """
-
-    SERVICE = "background"
 
     def __init__(self, run: RunState) -> None:
         self.run = run
@@ -94,43 +61,39 @@ class Background:
             return self._chunks
 
     def _retrieve(self) -> tuple[str, ...]:
-        from planexec.knowledge.embedder import get_embedder
         from planexec.knowledge.rag import KnowledgeBase
 
         run = self.run
-        if run.config.embedder == "none" or not run.config.rag or not papers_dir(run.config).is_dir():
+        embedder = run_embedder(run.config.embedder, run.services.embedder)
+        if embedder is None or not run.config.rag or not run.config.papers().is_dir():
             return ()
-        kb = KnowledgeBase(papers_dir(run.config), run.config.home / "knowledge", embedder=get_embedder(run.config.embedder))
+        kb = KnowledgeBase(run.config.papers(), run.config.home / "knowledge", embedder=embedder)
         kb.build()
         rag = kb.retrieve(run.request, k=3)
         run.state["rag_chunks"] = list(rag.chunks)
-        run.state["rag_sources"] = list(rag.sources)
         run.bus.emit(LogMessage("info", "background from " + ", ".join(dict.fromkeys(str(x) for x in rag.sources))))
         return tuple(rag.chunks)
 
 
 def background(services: Services, state: dict[str, Any]) -> tuple[str, ...]:
     """The run's background passages: retrieved lazily, or those a tool already put in the state."""
-    if services.has(Background.SERVICE):
-        return services.get(Background.SERVICE).chunks()
+    retriever = services.background.peek()
+    if retriever is not None:
+        return retriever.chunks()
     return tuple(str(c) for c in state.get("rag_chunks") or ())
 
 
 class ContextBuilder:
-    """Loads images into the run's variables, lists candidate capabilities, and sets up background retrieval."""
+    """Loads images into the run's variables (by the registered ImageLoader), lists candidate capabilities,
+    and sets up background retrieval."""
 
     def prepare(self, run: RunState) -> None:
-        variables = run.state.setdefault("variables", {})
-        run.services.set(Background.SERVICE, Background(run))
+        run.state.setdefault("variables", {})
+        run.services.background.set(Background(run))
         if run.images is not None:
-            stack, meta = _load_images(run.images, run.params.values)
-            variables["images"] = stack
-            run.state["stack_meta"] = meta
-            _acquisition_into_params(run, meta)
-            for warning in [*(getattr(meta, "skipped", ()) or ()), *([meta.axes_note] if meta.axes_note else [])]:
-                run.bus.emit(LogMessage("warning", str(warning)))
+            run.services.image_loader.load(run)
         if CAPABILITY_TOOL in run.tools and run.images is not None:
-            store = run.services.get("capability_store", lambda: capability_store(run.config))
+            store = run.services.store.get(lambda: capability_store(run.config, run.services.embedder))
             run.capabilities = tuple(store.list())
         run.bus.emit(
             ContextReady(

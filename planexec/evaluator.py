@@ -1,4 +1,5 @@
-"""Step evaluation (seed 000): per-tool evaluators add concerns and highlights; a critical one aborts."""
+"""Step evaluation: generic rules, plus the evaluator a tool module registers for its tool
+(its `EVALUATORS`) adding concerns and highlights; a critical one aborts. The core knows no tool's domain."""
 
 from __future__ import annotations
 
@@ -53,23 +54,7 @@ class StepEvaluatorRegistry:
 
 
 def default_evaluators() -> StepEvaluatorRegistry:
-    """The built-in per-tool evaluators."""
-    reg = StepEvaluatorRegistry()
+    """The generic rules plus the per-tool evaluators the built-in tool modules register."""
+    from planexec.tools import builtin_evaluators
 
-    @reg.register("describe_table")
-    def _table(result: StepResult) -> Evaluation | None:
-        value = result.output if isinstance(result.output, dict) else {}
-        stats = value.get("stats") or {}
-        sparse = [c for c, s in stats.items() if s.get("missing", 0) > s.get("count", 0)]
-        concerns = tuple(f"column {c} is mostly empty" for c in sparse)
-        return Evaluation(highlights=(f"{value.get('rows', '?')} rows",), concerns=concerns)
-
-    @reg.register("run_capability")
-    def _capability(result: StepResult) -> Evaluation | None:
-        value = result.output if isinstance(result.output, dict) else {}
-        variables = value.get("variables") or {}
-        if variables.get("n_cells") == 0:
-            return Evaluation(concerns=("no cells were detected; check the images or the segmentation",))
-        return None
-
-    return reg
+    return StepEvaluatorRegistry(builtin_evaluators())

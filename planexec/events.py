@@ -9,9 +9,12 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from planexec.serialize import to_jsonable
+
+if TYPE_CHECKING:
+    from planexec.plan import Plan
 
 
 @dataclass(frozen=True)
@@ -40,7 +43,7 @@ class ContextReady(Event):
 @dataclass(frozen=True)
 class PlanCreated(Event):
     kind: ClassVar[str] = "plan_created"
-    plan: Any
+    plan: Plan
     planner: str = ""
 
 
@@ -104,7 +107,8 @@ class Replanned(Event):
     kind: ClassVar[str] = "replanned"
     failed_step: int
     reason: str
-    plan: Any = None
+    plan: Plan | None = None
+    """The revised plan."""
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from planexec.events import AttemptFinished, AttemptStarted, StepFinished, StepS
 from planexec.learning import ToolLearner
 from planexec.models import PlanStep, StepResult, ToolAttempt, Verdict
 from planexec.protocols import InputGenerator, Verifier
+from planexec.records import ExecutionEntry
 from planexec.serialize import summarize
 from planexec.state import RunState
 from planexec.tools.base import ToolOutput, validate_args
@@ -154,11 +155,10 @@ class GuidedExecutor:
             auto_fixed=auto_fixed,
         )
         with run.lock:
-            run.execution_sequence.append(
-                {"step": step.step_num, "tool": name, "status": "success" if attempt.ok else "error",
-                 "error": error or (None if verdict.ok else verdict.reason), "auto_fixed": auto_fixed,
-                 "duration": round(duration, 6)}
-            )
+            run.execution_sequence.append(ExecutionEntry(
+                step.step_num, name, "success" if attempt.ok else "error",
+                error or (None if verdict.ok else verdict.reason), auto_fixed, round(duration, 6),
+            ))
         run.bus.emit(
             AttemptFinished(step.step_num, name, attempt.ok, attempt.summary[:300], error,
                             verdict.reason, verdict.decided_by, duration)

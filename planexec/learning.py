@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from planexec.atomic import atomic_write_text
 from planexec.config import Config
 from planexec.events import ToolsReordered
 from planexec.models import PlanStep, ToolAttempt
@@ -66,12 +66,9 @@ class ToolLearner:
 
     def _rewrite(self, records: list[dict[str, Any]]) -> None:
         """Keep only the newest records on disk (atomic replace), so the file stays bounded."""
-        tmp = self.path.with_suffix(f".{os.getpid()}.tmp")
         try:
-            tmp.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
-            os.replace(tmp, self.path)
+            atomic_write_text(self.path, "".join(json.dumps(r) + "\n" for r in records), sync=False)
         except OSError as exc:
-            tmp.unlink(missing_ok=True)
             log.warning("tool records in %s not trimmed (%s)", self.path, exc.strerror)
 
     def rates(self, goal: str, tools: tuple[str, ...]) -> dict[str, tuple[float, int]]:
@@ -134,16 +131,12 @@ class ToolLearner:
                 log.log(level, "tool records not saved to %s (%s)", self.path, exc.strerror)
 
 
-def tool_learner(config: Config) -> ToolLearner | None:
-    """The learner for this configuration, or None when tool learning is off."""
+def tool_learner(config: Config, embedder: Embedder | None = None) -> ToolLearner | None:
+    """The learner for this configuration (goal neighbourhoods by `embedder`, else the configured
+    model), or None when tool learning is off."""
     if not config.tool_learning:
         return None
+    from planexec.similarity import run_embedder
 
-    def embedder() -> Embedder | None:
-        if config.embedder == "none":
-            return None
-        from planexec.knowledge.embedder import get_embedder
-
-        return get_embedder(config.embedder)
-
-    return ToolLearner(Path(config.home) / "capabilities" / "tool_stats.jsonl", embedder=embedder)
+    return ToolLearner(Path(config.home) / "capabilities" / "tool_stats.jsonl",
+                       embedder=lambda: run_embedder(config.embedder, embedder))

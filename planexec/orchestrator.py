@@ -18,7 +18,7 @@ from planexec.config import Config
 from planexec.context import ContextBuilder, check_inputs
 from planexec.deadline import skip_the_rest
 from planexec.errors import LLMError, NotCovered, PlanexecError, RunAborted, ToolError, UsageError
-from planexec.evaluator import StepEvaluatorRegistry, default_evaluators
+from planexec.evaluator import default_evaluators
 from planexec.events import (
     EventBus,
     PlanCreated,
@@ -39,7 +39,16 @@ from planexec.persist import bookkeep
 from planexec.planner_additive import AdditivePlanner
 from planexec.planner_heuristic import HeuristicPlanner
 from planexec.planner_llm import LLMPlanner
-from planexec.protocols import InputGenerator, Planner, Synthesizer, Verifier
+from planexec.protocols import (
+    Embedder,
+    InputGenerator,
+    Planner,
+    Sandbox,
+    StepEvaluator,
+    Store,
+    Synthesizer,
+    Verifier,
+)
 from planexec.react import ReactLoop
 from planexec.replan import maybe_replan
 from planexec.report import RunLog, discard_stub, new_run_dir, write_reports
@@ -62,15 +71,17 @@ class Components:
     planner: Planner
     inputs: InputGenerator
     verifier: Verifier
-    evaluator: StepEvaluatorRegistry
+    evaluator: StepEvaluator
     synthesizer: Synthesizer
 
     @classmethod
-    def for_llm(cls, llm: LLM | None, config: Config) -> Components:
+    def for_llm(cls, llm: LLM | None, config: Config, embedder: Embedder | None = None) -> Components:
+        """LLM-backed parts, or with `llm=None` the offline ones; planners score with `embedder`
+        (None: the model `config.embedder` names)."""
         if llm is None:
-            planner: Planner = HeuristicPlanner(_LazyScorer(config))
+            planner: Planner = HeuristicPlanner(_LazyScorer(config, embedder))
             return cls(planner, HeuristicInputGenerator(), StepVerifier(), default_evaluators(), TemplateSynthesizer())
-        offline = HeuristicPlanner(_LazyScorer(config), coder_fallback=True)
+        offline = HeuristicPlanner(_LazyScorer(config, embedder), coder_fallback=True)
         bounded = llm if isinstance(llm, BoundedLLM) else BoundedLLM(llm, config)
         return cls(
             AdditivePlanner(LLMPlanner(bounded.for_purpose("plan"), offline.scorer), offline),
@@ -90,13 +101,23 @@ class Orchestrator:
         tools: ToolRegistry | None = None,
         config: Config | None = None,
         components: Components | None = None,
+        *,
+        store: Store | None = None,
+        sandbox: Sandbox | None = None,
+        embedder: Embedder | None = None,
     ) -> None:
+        """`store` replaces the capability store under the configured home, `sandbox` the confined
+        worker analysis code runs in (in tests: MemoryStore, InProcessSandbox), `embedder` the
+        model `config.embedder` names."""
         self.config = config or Config.from_env()
+        self.store = store
+        self.sandbox = sandbox
+        self.embedder = embedder
         self.llm = llm
         self.bounded = BoundedLLM(llm, self.config) if llm is not None else None
         """The client as every part of a run uses it: bounded by the run's deadline and budget."""
         self.tools = tools if tools is not None else default_registry()
-        self.parts = components or Components.for_llm(self.bounded, self.config)
+        self.parts = components or Components.for_llm(self.bounded, self.config, embedder)
         self.context = ContextBuilder()
 
     @classmethod
@@ -124,7 +145,7 @@ class Orchestrator:
         `params` sets analysis parameters (`diameter`, `fs`, `tau`, `neuropil_coefficient`, ...;
         see `planexec.params`); they override values stated in the request text.
         """
-        if images is not None:
+        if images is not None and self.sandbox is None:
             prewarm()  # image runs use the sandbox: its imports overlap context and planning
         run = self._start(request, files, images, on_event, params=params)
         return self._drive(run, lambda: self._plan(run, plan), approve_plan, approve_tool)
@@ -184,12 +205,15 @@ class Orchestrator:
         code_llm = self.bounded.for_purpose("code") if self.bounded is not None else None
         run = RunState(request.strip(), self.config, self.tools, bus, code_llm, paths, img, out, params=resolved)
         run.state["variables"] = {"params": dict(resolved.values)}
+        if self.store is not None:
+            run.services.store.set(self.store, owned=False)
+        run.services.sandbox, run.services.embedder = self.sandbox, self.embedder
         if self.llm is not None:
             run.usage_start = self.llm.usage.copy()
         if out is not None:
             log = RunLog(out / "run.log")
             bus.subscribe(log)
-            run.services.set("run_log", log)
+            run.services.run_log.set(log)
         bus.emit(RunStarted(run.request, str(out) if out else None))
         return run
 
@@ -199,7 +223,7 @@ class Orchestrator:
         if self.bounded is not None and given is None and plan.planner == HeuristicPlanner.name:
             self.bounded.budget.close("the library covers every clause, so the run is exactly the offline one")
         plan.validate(run.tools.names(), ctx.available(), ctx.variable_tools())
-        run.bus.emit(PlanCreated(plan.to_dict(), plan.planner or ("caller" if given else "")))
+        run.bus.emit(PlanCreated(plan, plan.planner or ("caller" if given else "")))
         return plan
 
     def _executor(self, approve_tool: ToolApproval | None) -> GuidedExecutor:
@@ -208,7 +232,7 @@ class Orchestrator:
             self.parts.verifier,
             CircuitBreaker(self.config.max_consecutive_errors),
             approve_tool,
-            tool_learner(self.config),
+            tool_learner(self.config, self.embedder),
         )
 
     def _evaluate(self, result: StepResult) -> StepResult:
@@ -247,7 +271,8 @@ class Orchestrator:
             results=run.results, usage=run.llm.usage.minus(run.usage_start) if run.llm else run.usage_start,
             errors=run.errors + ([run.aborted] if run.aborted else []), artifacts=run.artifacts,
             output_dir=str(run.output_dir) if run.output_dir else None, timings=run.timings,
-            replans=run.replans, execution_sequence=run.execution_sequence, params=run.params.to_dict(),
+            replans=[r.to_dict() for r in run.replans], params=run.params.to_dict(),
+            execution_sequence=[e.to_dict() for e in run.execution_sequence],
         )
         run.bus.emit(RunFinished(result.status, answer, result.output_dir, run.timings["total"]))
         result.events = [e.to_dict() for e in run.bus.history]
@@ -285,14 +310,15 @@ def _status(run: RunState, steps: list[StepResult]) -> str:
 class _LazyScorer:
     """Loads the embedding model only when the heuristic planner first scores something."""
 
-    def __init__(self, config: Config) -> None:
+    def __init__(self, config: Config, embedder: Embedder | None = None) -> None:
         self.spec = config.embedder
+        self.embedder = embedder
         self.cache_dir = Path(config.home) / "capabilities" / ".index"
         self._scorer: Any = None
 
     def _get(self) -> Any:
         if self._scorer is None:
-            self._scorer = default_scorer(self.spec, self.cache_dir)
+            self._scorer = default_scorer(self.spec, self.cache_dir, self.embedder)
         return self._scorer
 
     @property

@@ -42,7 +42,7 @@ def persist_capabilities(run: RunState, steps: Sequence[StepResult]) -> None:
     ]
     if not uses and not generated:
         return
-    store = run.services.get("capability_store", lambda: capability_store(run.config))
+    store = run.services.store.get(lambda: capability_store(run.config, run.services.embedder))
     token = f"run {run.output_dir.name}" if run.output_dir is not None else None  # a resumed run counts once
     store.record_uses([(str(a.input["capability_id"]), a.ok, a.duration) for _, a in uses], token=token)
     for r in generated:

@@ -54,9 +54,9 @@ class AdditivePlanner:
         except (PlanValidationError, NotCovered):  # the covered part cannot be planned alone: the model plans it all
             base, wanted = Plan(()), [c.clause for c in cov.clauses]
         made = {v for s in base.steps for v in s.outputs}
-        extra = {**ctx.extra, "variables": tuple(ctx.extra.get("variables", ())) + tuple(sorted(made))}
+        variables = ctx.variables + tuple(sorted(made))
         try:
-            added = self.llm_planner.plan(dataclasses.replace(ctx, request="; ".join(wanted), extra=extra))
+            added = self.llm_planner.plan(dataclasses.replace(ctx, request="; ".join(wanted), variables=variables))
         except (LLMError, PlanValidationError) as exc:
             why = str(exc).splitlines()[0]
             if not base.steps:

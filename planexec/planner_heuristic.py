@@ -47,7 +47,7 @@ class HeuristicPlanner:
 
     def plan(self, ctx: PlanningContext) -> Plan:
         roots = _roots(ctx)
-        avoid = set(ctx.extra.get("avoid", ()))
+        avoid = ctx.avoid
         columns = table_columns([*ctx.files, *re.findall(r"[\w./-]+\.(?:csv|tsv|json)\b", ctx.request)])
         _check_columns(ctx.request, columns)
         candidates = with_columns([a for a in actions_from(ctx.tools, ctx.capabilities) if a.name not in avoid], columns)

@@ -22,7 +22,7 @@ class ReuseFirstPlanner:
 
     def covered(self, ctx: PlanningContext) -> bool:
         """Whether the store would reuse a capability for every clause of the request."""
-        store = ctx.extra.get("capability_store")
+        store = ctx.store
         if store is None or not ctx.capabilities or ctx.failure:
             return False
         return all(store.find_reusable(clause) is not None for clause in split_clauses(ctx.request))

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     import numpy as np
 
+    from planexec.knowledge.capability import Capability, Match
     from planexec.models import Evaluation, Plan, PlanStep, StepResult, Verdict
+    from planexec.sandbox.result import ExecutionResult
+    from planexec.state import RunState
     from planexec.tools.base import Tool, ToolContext, ToolOutput
     from planexec.tools.registry import ToolRegistry
 
@@ -29,7 +33,12 @@ class PlanningContext:
     capabilities: tuple[Any, ...] = ()
     completed: tuple[StepResult, ...] = ()
     failure: str = ""
-    extra: dict[str, Any] = field(default_factory=dict)
+    variables: tuple[str, ...] = ()
+    """Names of the run's variables that exist before planning (beyond images and files)."""
+    store: Store | None = None
+    """The run's capability store, when one is open (the reuse-first planner asks it)."""
+    avoid: frozenset[str] = frozenset()
+    """On a replan: tools and capability ids that already failed, for the planner to leave out."""
 
     def passages(self) -> tuple[str, ...]:
         """Background passages for the request: given, or retrieved now."""
@@ -43,7 +52,7 @@ class PlanningContext:
         for r in self.completed:
             if r.ok:
                 have.update(r.step.outputs)
-        return have | set(self.extra.get("variables", ()))
+        return have | set(self.variables)
 
     def variable_tools(self) -> set[str]:
         """Tools whose steps work on named variables (code and capabilities)."""
@@ -98,23 +107,74 @@ class Embedder(Protocol):
 
 
 @runtime_checkable
-class Store(Protocol):
-    """A searchable store of reusable capabilities."""
+class ImageLoader(Protocol):
+    """How a domain turns the run's --images input into run variables, and into a script's first lines.
 
-    def search(self, text: str, k: int = 5) -> list[Any]: ...
+    The built-in one (planexec.tools.calcium_inputs.CalciumImages) loads calcium-imaging movies.
+    """
+
+    def load(self, run: RunState) -> None: ...
+
+    def preamble(self, images: object, params: dict[str, Any]) -> tuple[str, str]:
+        """The first block of a generated script (title, code): imports, loading `images`, `params`."""
+        ...
+
+
+@runtime_checkable
+class SandboxSession(Protocol):
+    """Runs that share one namespace; failures come back as data in the ExecutionResult."""
+
+    inputs: dict[str, Any]
+    closed: bool
+
+    def run(self, code: str, timeout: float | None = None) -> ExecutionResult: ...
+
+    def get(self, names: builtins.list[str] | tuple[str, ...], missing_ok: bool = False) -> dict[str, Any]: ...
+
+    def update(self, values: dict[str, Any]) -> None: ...
+
+    def close(self) -> None: ...
+
+
+@runtime_checkable
+class Sandbox(Protocol):
+    """Where analysis code runs. Real: `planexec.sandbox.Sandbox` (a confined worker process);
+    fake: `planexec.sandbox.inprocess.InProcessSandbox` (exec in this process, for tests)."""
+
+    def session(self, inputs: dict[str, Any] | None = None) -> SandboxSession: ...
+
+
+@runtime_checkable
+class Store(Protocol):
+    """The library of reusable capabilities a run reads and adds to.
+
+    Real: `planexec.knowledge.CapabilityStore` (git-versioned, on disk); fake:
+    `planexec.knowledge.MemoryStore` (a dict, for offline tests).
+    """
+
+    def list(self) -> builtins.list[Capability]: ...
+
+    def load(self, cap_id: str) -> Capability: ...
 
     def find_reusable(
         self, description: str, inputs: Sequence[str] | None = None, outputs: Sequence[str] | None = None
-    ) -> Any | None: ...
+    ) -> Match | None: ...
 
-    def record_use(self, cap_id: str, ok: bool, seconds: float) -> None: ...
+    def save(self, capability: Capability | None = None, /, **fields: Any) -> str: ...
+
+    def record_uses(self, uses: Sequence[tuple[str, bool, float]], token: str | None = None) -> None: ...
+
+    def close(self) -> None: ...
 
 
 __all__ = [
     "Embedder",
+    "ImageLoader",
     "InputGenerator",
     "Planner",
     "PlanningContext",
+    "Sandbox",
+    "SandboxSession",
     "StepEvaluator",
     "Store",
     "Synthesizer",

@@ -18,7 +18,7 @@ from planexec.errors import ConfigError, PlanexecError
 from planexec.llm.base import Message, complete_json
 from planexec.models import PlanStep, RunResult, StepResult, ToolAttempt, Verdict
 from planexec.serialize import summarize
-from planexec.tools.base import ToolContext, validate_args
+from planexec.tools.base import ToolContext, merge_state, validate_args
 
 if TYPE_CHECKING:
     from planexec.orchestrator import Orchestrator
@@ -96,7 +96,7 @@ class ReactLoop:
         try:
             tool = self.orch.tools.get(name)
             output = tool.run(validate_args(tool, args), ctx)
-            ctx.state.update(output.state)
+            merge_state(ctx.state, output.state)
             ok = output.ok
             return ToolAttempt(name, args, ok, output.value, output.summary or summarize(output.value),
                                None if ok else output.error, Verdict(ok, "tool result", "tool"),

@@ -8,6 +8,7 @@ succeeded (same tools, same arguments) is dropped and its dependants point at th
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from planexec.actions import actions_from
@@ -17,6 +18,7 @@ from planexec.errors import PlanexecError
 from planexec.events import Replanned
 from planexec.models import Plan, PlanStep, StepResult
 from planexec.protocols import Planner
+from planexec.records import ReplanRecord
 from planexec.similarity import KeywordScorer, Scorer
 from planexec.state import RunState
 
@@ -58,34 +60,29 @@ def maybe_replan(run: RunState, failed: StepResult, planner: Planner) -> bool:
     reason = f"step {step.step_num} ({step.goal}) failed: {reasons or failed.summary}"
     if reads_user_input(run, failed):
         with run.lock:
-            run.replans.append({"failed_step": step.step_num, "reason": reason,
-                                "skipped": "the input data could not be used; fix it rather than analyse other data"})
+            run.replans.append(ReplanRecord(step.step_num, reason, skipped="the input data could not be used; "
+                                                                         "fix it rather than analyse other data"))
         return False
-    ctx = run.planning_context(failure=reason)
-    ctx.extra["avoid"] = failed_actions(failed) | set(ctx.extra.get("avoid", ()))
-    record: dict[str, Any] = {"failed_step": step.step_num, "reason": reason, "avoid": sorted(ctx.extra["avoid"])}
+    ctx = dataclasses.replace(run.planning_context(failure=reason), avoid=frozenset(failed_actions(failed)))
+    record = ReplanRecord(step.step_num, reason, avoid=tuple(sorted(ctx.avoid)))
     try:
         new = planner.plan(ctx)
         with run.lock:
             revised, added = merge_plan(run, new, reason)
             revised.validate(run.tools.names())
     except PlanexecError as exc:
-        record["error"] = str(exc)
         with run.lock:
-            run.replans.append(record)
+            run.replans.append(dataclasses.replace(record, error=str(exc)))
         return False
     subs, why = substitutes(run, step, added, planner)
     if not subs:  # a step that does something else is not a replacement: the step stays failed
-        record["rejected"] = why
         with run.lock:
-            run.replans.append(record)
+            run.replans.append(dataclasses.replace(record, rejected=why))
         return False
     with run.lock:
         run.plan = revised
-        record["new_steps"] = [s.to_dict() for s in added]
-        record["substitutes"] = subs
-        run.replans.append(record)
-    run.bus.emit(Replanned(step.step_num, reason, revised.to_dict()))
+        run.replans.append(dataclasses.replace(record, new_steps=tuple(added), substitutes=tuple(subs)))
+    run.bus.emit(Replanned(step.step_num, reason, revised))
     save_checkpoint(run)  # a run killed now resumes with the revised plan
     return True
 

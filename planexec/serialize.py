@@ -1,4 +1,5 @@
-"""Turn run data (numpy arrays, dataclasses, paths, tuples) into plain JSON values, losslessly."""
+"""Turn run data (numpy arrays, dataclasses, paths, tuples) into plain JSON values: numbers and
+text whole; NaN and infinity become null, bytes a "<n bytes>" note, unknown objects their repr."""
 
 from __future__ import annotations
 

@@ -7,10 +7,11 @@ threshold because cosine similarity and keyword overlap live on different scales
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
+
+from planexec.tokenize import words
 
 if TYPE_CHECKING:
     from planexec.protocols import Embedder
@@ -36,17 +37,7 @@ _SYNONYMS = {
 
 def tokens(text: str) -> list[str]:
     """Lower-case content words with light stemming and a few domain synonyms."""
-    out = []
-    for word in re.findall(r"[a-zA-Z][a-zA-Z0-9_]*", text.lower()):
-        if word in _STOP or len(word) < 2:
-            continue
-        word = _SYNONYMS.get(word, word)
-        for suffix in ("ing", "ed", "es", "s"):
-            if word.endswith(suffix) and len(word) - len(suffix) >= 4:
-                word = word[: -len(suffix)]
-                break
-        out.append(word)
-    return out
+    return words(text, stop=_STOP, min_length=2, synonyms=_SYNONYMS, suffixes=("ing", "ed", "es", "s"))
 
 
 class Scorer(Protocol):
@@ -99,15 +90,27 @@ class EmbeddingScorer:
         return [float(s) for s in mat @ q]
 
 
-def default_scorer(spec: str = "auto", cache_dir: Path | None = None) -> Scorer:
-    """The embedding scorer over the local model, or keywords when spec is 'none'.
+def run_embedder(spec: str, given: Embedder | None = None) -> Embedder | None:
+    """The embedder a run uses: the one given (Orchestrator(embedder=...)), else the model `spec`
+    (Config.embedder) names, else None for 'none' (keyword matching)."""
+    if given is not None:
+        return given
+    if spec == "none":
+        return None
+    from planexec.knowledge.embedder import get_embedder
+
+    return get_embedder(spec)
+
+
+def default_scorer(spec: str = "auto", cache_dir: Path | None = None, embedder: Embedder | None = None) -> Scorer:
+    """The embedding scorer over `embedder` (else the local model `spec` names), or keywords when spec is 'none'.
 
     With `cache_dir`, vectors persist on disk by content hash (shared with the capability
     store's cache there), so a new process does not embed the same descriptions again.
     """
-    if spec == "none":
+    model = run_embedder(spec, embedder)
+    if model is None:
         return KeywordScorer()
-    from planexec.knowledge.embedder import CachedEmbedder, get_embedder
+    from planexec.knowledge.embedder import CachedEmbedder
 
-    embedder = get_embedder(spec)
-    return EmbeddingScorer(CachedEmbedder(embedder, cache_dir) if cache_dir is not None else embedder)
+    return EmbeddingScorer(CachedEmbedder(model, cache_dir) if cache_dir is not None else model)

@@ -14,7 +14,8 @@ from planexec.llm.base import LLM
 from planexec.models import Plan, PlanStep, StepResult, Usage
 from planexec.params import Params
 from planexec.protocols import PlanningContext
-from planexec.tools.base import Services, ToolContext, ToolOutput
+from planexec.records import ExecutionEntry, ReplanRecord
+from planexec.tools.base import Services, ToolContext, ToolOutput, merge_state
 from planexec.tools.registry import ToolRegistry
 
 HOST_RESULT_KEYS = frozenset({"saved_capabilities"})
@@ -40,8 +41,8 @@ class RunState:
     services: Services = field(default_factory=Services)
     errors: list[str] = field(default_factory=list)
     artifacts: list[str] = field(default_factory=list)
-    replans: list[dict[str, Any]] = field(default_factory=list)
-    execution_sequence: list[dict[str, Any]] = field(default_factory=list)
+    replans: list[ReplanRecord] = field(default_factory=list)
+    execution_sequence: list[ExecutionEntry] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     consecutive_errors: int = 0
     last_error_tool: str | None = None
@@ -81,18 +82,18 @@ class RunState:
             files=self.files,
             images=self.images,
             rag_chunks=tuple(self.state.get("rag_chunks", ())),
-            background=self.services.get("background").chunks if self.services.has("background") else None,
+            background=background.chunks if (background := self.services.background.peek()) is not None else None,
             capabilities=self.capabilities,
             completed=tuple(r for r in self.ordered_results() if r.status != "pending"),
             failure=failure,
-            extra={"llm": self.llm is not None, "variables": tuple(self.state.get("variables") or ()),
-                   "capability_store": self.services.get("capability_store") if self.services.has("capability_store") else None},
+            variables=tuple(self.state.get("variables") or ()),
+            store=self.services.store.peek(),
         )
 
     def apply_output(self, output: ToolOutput) -> None:
         """Merge a verified output's state and key figures into the run."""
         with self.lock:
-            self.state.update(output.state)
+            merge_state(self.state, output.state)
             self.results.update({f"step.{k}" if k in HOST_RESULT_KEYS else k: v
                                  for k, v in output.results.items()})
             self.artifacts.extend(a for a in output.artifacts if a not in self.artifacts)

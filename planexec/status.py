@@ -8,9 +8,9 @@ decision for the failed step's goal (`maybe_replan` records that) and the substi
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from planexec.models import Plan, StepResult
+from planexec.records import ReplanRecord
 
 
 def clauses_of(step_serves: str) -> list[str]:
@@ -30,7 +30,7 @@ def unserved_clauses(plan: Plan | None, steps: Sequence[StepResult]) -> list[str
     return [c for c in wanted if c not in served]
 
 
-def recovered_steps(steps: Sequence[StepResult], replans: Sequence[dict[str, Any]]) -> set[int]:
+def recovered_steps(steps: Sequence[StepResult], replans: Sequence[ReplanRecord]) -> set[int]:
     """Failed steps whose substitutes passed the coverage decision for their goal and succeeded (or were recovered)."""
     good = {r.step.step_num for r in steps if r.ok}
     out: set[int] = set()
@@ -38,15 +38,14 @@ def recovered_steps(steps: Sequence[StepResult], replans: Sequence[dict[str, Any
     while changed:  # a substitute that failed may itself have been replaced by a later replan
         changed = False
         for rec in replans:
-            subs = rec.get("substitutes") or []
-            n = rec.get("failed_step")
-            if n not in out and rec.get("new_steps") and subs and all(x in good or x in out for x in subs):
+            n = rec.failed_step
+            if n not in out and rec.taken and all(x in good or x in out for x in rec.substitutes or ()):
                 out.add(n)
                 changed = True
     return out
 
 
-def run_status(plan: Plan | None, steps: Sequence[StepResult], replans: Sequence[dict[str, Any]]) -> str:
+def run_status(plan: Plan | None, steps: Sequence[StepResult], replans: Sequence[ReplanRecord]) -> str:
     """succeeded, partial or failed, for a run that was planned and not stopped."""
     if not steps or not any(s.ok for s in steps):
         return "failed"

@@ -6,13 +6,12 @@ a description, a JSON-schema for its input and `run(args, ctx) -> ToolOutput`.
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from planexec.errors import ToolInputError
+from planexec.services import Services
 
 if TYPE_CHECKING:
     from planexec.config import Config
@@ -25,7 +24,8 @@ class ToolOutput:
     """A tool's structured value (stored whole), a short summary, and files it wrote.
 
     `ok=False` lets a tool report failure without raising. `results` are key figures
-    published to `RunResult.results`; `state` is merged into the run state for later tools.
+    published to `RunResult.results`; `state` is merged into the run state for later tools
+    (`merge_state`); tools never write the run state directly.
     """
 
     value: Any
@@ -37,40 +37,20 @@ class ToolOutput:
     state: dict[str, Any] = field(default_factory=dict)
 
 
-class Services:
-    """Run-scoped shared objects (sandbox session, knowledge base, stores), created on first use."""
+def merge_state(state: dict[str, Any], update: dict[str, Any]) -> None:
+    """Merge a tool's `ToolOutput.state` into the run's: the one way tools change the run state.
 
-    def __init__(self, **initial: Any) -> None:
-        self._items: dict[str, Any] = dict(initial)
-        self._lock = threading.RLock()
-
-    def get(self, name: str, factory: Callable[[], Any] | None = None) -> Any:
-        with self._lock:
-            if name not in self._items:
-                if factory is None:
-                    raise KeyError(f"service {name!r} is not available in this run")
-                self._items[name] = factory()
-            return self._items[name]
-
-    def has(self, name: str) -> bool:
-        return name in self._items
-
-    def set(self, name: str, value: Any) -> None:
-        with self._lock:
-            self._items[name] = value
-
-    def close(self) -> None:
-        """Close every service that has a close() or __exit__, newest first."""
-        with self._lock:
-            items = list(self._items.values())[::-1]
-            self._items.clear()
-        for item in items:
-            closer = getattr(item, "close", None)
-            if callable(closer):
-                try:
-                    closer()
-                except Exception:  # noqa: BLE001 - closing must not mask the run's result
-                    pass
+    `variables` are added to the run's (parallel steps each add their own) and `code_blocks`
+    appended, a block the run already has (the inputs preamble) not repeated; other keys replace.
+    """
+    rest = dict(update)
+    variables, blocks = rest.pop("variables", None), rest.pop("code_blocks", None)
+    state.update(rest)
+    if variables:
+        state["variables"] = {**(state.get("variables") or {}), **variables}
+    if blocks:
+        have = list(state.get("code_blocks") or ())
+        state["code_blocks"] = have + [b for b in blocks if b not in have]
 
 
 @dataclass

@@ -6,43 +6,31 @@ worker; declared outputs small enough to matter come back to the run (never 3-D 
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from planexec.config import Config
 from planexec.context import capability_store
 from planexec.errors import ToolError
+from planexec.models import Evaluation, StepResult
 from planexec.params import resolve as resolve_params
+from planexec.protocols import SandboxSession, Store
 from planexec.report_calcium import warm_figure_imports
 from planexec.serialize import summarize
 from planexec.tools.base import ToolContext, ToolOutput
 from planexec.tools.code import publishable, session_for
 
 
-def _store(ctx: ToolContext) -> Any:
-    return ctx.services.get("capability_store", lambda: capability_store(ctx.config or Config.from_env()))
-
-
-def _preamble(images: object, params: dict[str, Any]) -> str:
-    """Imports, input loading and the run's parameters: the composed script runs on its own."""
-    return (
-        "import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\n"
-        "import numpy as np\nimport scipy\nimport skimage\n\n"
-        "from planexec.tools.calcium_io import load_stack\n\n"
-        f"images, _meta = load_stack({str(Path(str(images)).resolve())!r})\n"
-        f"params = {params!r}"
-    )
+def _store(ctx: ToolContext) -> Store:
+    return ctx.services.store.get(lambda: capability_store(ctx.config or Config.from_env(), ctx.services.embedder))
 
 
 def run_params(ctx: ToolContext) -> dict[str, Any]:
     """The run's analysis parameters (defaults when the run set none), as the variable `params`."""
-    variables = ctx.state.setdefault("variables", {})
-    if not isinstance(variables.get("params"), dict):
-        variables["params"] = dict(resolve_params("").values)
-    return variables["params"]
+    params = (ctx.state.get("variables") or {}).get("params")
+    return params if isinstance(params, dict) else dict(resolve_params("").values)
 
 
-def _figure_session(ctx: ToolContext, inputs: list[str]) -> Any:
+def _figure_session(ctx: ToolContext, inputs: list[str]) -> SandboxSession | None:
     """A second worker for figure-only capabilities whose inputs the run already holds.
 
     Drawing then overlaps the analysis still running in the main session, on another core.
@@ -51,12 +39,12 @@ def _figure_session(ctx: ToolContext, inputs: list[str]) -> Any:
     if not inputs or not all(v in variables for v in inputs):
         return None
 
-    def open_session() -> Any:
+    def open_session() -> SandboxSession:
         from planexec.sandbox import Sandbox
 
-        return Sandbox().session({})
+        return (ctx.services.sandbox or Sandbox()).session({})
 
-    session = ctx.services.get("sandbox_figures", open_session)
+    session = ctx.services.figures.get(open_session)
     session.update({v: variables[v] for v in inputs})
     return session
 
@@ -78,7 +66,7 @@ class RunCapability:
         warm_figure_imports()  # the report draws these results; load its modules while the worker computes
         cap = _store(ctx).load(args["capability_id"])
         params = run_params(ctx)
-        variables = ctx.state["variables"]
+        variables = {**(ctx.state.get("variables") or {}), "params": params}
         figures = [o for o in cap.outputs if o.startswith("fig")]
         session = _figure_session(ctx, cap.inputs) if figures == cap.outputs else None
         session = session or session_for(ctx)
@@ -96,7 +84,6 @@ class RunCapability:
         shapes = result.results
         small = [o for o in wanted if len(shapes[o]) < 3]
         values = session.get(small) if small else {}
-        variables.update(values)
         artifacts = []
         step = ctx.step.step_num if ctx.step else 0
         for i, png in enumerate(result.figures):
@@ -108,11 +95,11 @@ class RunCapability:
                   f"capability {cap.id} v{cap.version} ({cap.origin}): {cap.description}\n"
                   f"inputs {cap.inputs} -> outputs {cap.outputs}"
                   + (f"\nparameters {used}" if used else ""))
-        blocks = ctx.state.setdefault("code_blocks", [])
-        if not blocks and ctx.images is not None:
-            blocks.append(("Inputs: the image stack as float32 T x H x W in [0, 1], and the run's parameters",
-                           _preamble(ctx.images, params)))
+        blocks = []
+        if not ctx.state.get("code_blocks") and ctx.images is not None:
+            blocks.append(ctx.services.image_loader.preamble(ctx.images, params))
         blocks.append((header, cap.code))
+        published = {**values, **({} if "params" in (ctx.state.get("variables") or {}) else {"params": params})}
         results = {k: v for k, v in values.items() if publishable(k, v)}
         shown = ", ".join(f"{k}={summarize(v, 60)}" for k, v in values.items())
         summary = f"{cap.id}: {shown or 'done'}" + (f"; {len(artifacts)} figure(s)" if artifacts else "")
@@ -120,7 +107,18 @@ class RunCapability:
         value = {**values, **large, **dict(zip(figures, artifacts, strict=False)),
                  "capability_id": cap.id, "version": cap.version, "stdout": result.stdout,
                  **({"parameters": used} if used else {})}
-        return ToolOutput(value=value, summary=summary, artifacts=artifacts, results=results)
+        return ToolOutput(value=value, summary=summary, artifacts=artifacts, results=results,
+                          state={"variables": published, "code_blocks": blocks})
+
+
+def evaluate_capability(result: StepResult) -> Evaluation | None:
+    """A concern when a capability reports that it found no cells."""
+    value = result.output if isinstance(result.output, dict) else {}
+    variables = value.get("variables") or {}
+    if variables.get("n_cells") == 0:
+        return Evaluation(concerns=("no cells were detected; check the images or the segmentation",))
+    return None
 
 
 TOOLS = [RunCapability()]
+EVALUATORS = {"run_capability": evaluate_capability}

@@ -1,6 +1,6 @@
 """`python_code` and `python_coder`: run analysis code in the run's sandbox session.
 
-Both share one sandbox session per run (`ctx.services["sandbox_session"]`), opened with the
+Both share one sandbox session per run (`ctx.services.session`), opened with the
 variables earlier steps published in `ctx.state["variables"]`, so later steps see what
 earlier code computed.
 """
@@ -13,11 +13,11 @@ from typing import Any
 from planexec.context import background
 from planexec.errors import ToolError
 from planexec.llm.base import Message
-from planexec.sandbox import ExecutionResult, Sandbox, Session
+from planexec.protocols import SandboxSession
+from planexec.sandbox import ExecutionResult, Sandbox
 from planexec.tools.base import ToolContext, ToolOutput
 from planexec.tools.decorator import tool
 
-SESSION_SERVICE = "sandbox_session"
 _FENCE = re.compile(r"```(?:python|py)?\s*\n(.*?)```", re.DOTALL | re.IGNORECASE)
 
 CODER_SYSTEM = """You write Python analysis code that runs in a sandbox.
@@ -28,17 +28,19 @@ Leave a dict named `results` with the key numbers (plain floats/ints/lists or nu
 and optionally `figure` (a matplotlib Figure). Answer with one ```python code block only."""
 
 
-def session_for(ctx: ToolContext) -> Session:
+def session_for(ctx: ToolContext) -> SandboxSession:
     """The run's sandbox session; new variables from `ctx.state["variables"]` are passed in."""
     variables = dict(ctx.state.get("variables") or {})
 
-    def factory() -> Session:
+    def factory() -> SandboxSession:
+        if ctx.services.sandbox is not None:
+            return ctx.services.sandbox.session(variables)
         # Room for the run's image stack: it arrives memory-mapped, but analyses copy it.
         movie_mb = int(getattr(variables.get("images"), "nbytes", 0) / 2**20)
         sandbox = Sandbox(timeout=max(60.0, movie_mb / 5), memory_mb=max(1536, 4 * movie_mb + 512))
         return sandbox.session(variables)
 
-    session: Session = ctx.services.get(SESSION_SERVICE, factory)
+    session = ctx.services.session.get(factory)
     fresh = {k: v for k, v in variables.items() if k not in session.inputs}
     if fresh:
         session.update(fresh)
@@ -58,7 +60,7 @@ def _stem(ctx: ToolContext, name: str) -> str:
     return f"step{ctx.step.step_num}_{name}" if ctx.step is not None else name
 
 
-def _outputs(session: Session, ctx: ToolContext) -> dict[str, Any]:
+def _outputs(session: SandboxSession, ctx: ToolContext) -> dict[str, Any]:
     """Variables named in the step's `outputs`, for later tools outside the sandbox."""
     names = [n for n in (ctx.step.outputs if ctx.step else ()) if n.isidentifier()]
     if not names:
@@ -80,7 +82,7 @@ def publishable(name: str, value: Any) -> bool:
     return getattr(value, "ndim", 0) <= 2
 
 
-def _as_output(result: ExecutionResult, ctx: ToolContext, session: Session, name: str,
+def _as_output(result: ExecutionResult, ctx: ToolContext, session: SandboxSession, name: str,
                code: str, extra: dict[str, Any] | None = None) -> ToolOutput:
     artifacts = _save_figures(result, ctx, _stem(ctx, name)) if result.figures else []
     state = _outputs(session, ctx) if result.ok else {}

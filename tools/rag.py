@@ -9,13 +9,15 @@ from planexec.tools.decorator import tool
 
 def _knowledge_base(ctx: ToolContext | None):  # noqa: ANN202 - returns planexec.knowledge.KnowledgeBase
     from planexec.config import Config
-    from planexec.knowledge.embedder import CachedEmbedder, get_embedder
-    from planexec.knowledge.rag import KnowledgeBase, default_papers_dir
+    from planexec.knowledge.embedder import CachedEmbedder, HashingEmbedder
+    from planexec.knowledge.rag import KnowledgeBase
+    from planexec.similarity import run_embedder
 
     config = (ctx.config if ctx else None) or Config.from_env()
     index_dir = config.home / "knowledge"
-    embedder = CachedEmbedder(get_embedder(config.embedder), index_dir)
-    return KnowledgeBase(default_papers_dir(), index_dir, embedder)
+    model = run_embedder(config.embedder, ctx.services.embedder if ctx else None) or HashingEmbedder()
+    embedder = CachedEmbedder(model, index_dir)
+    return KnowledgeBase(config.papers(), index_dir, embedder)
 
 
 @tool(type="knowledge")
@@ -24,7 +26,7 @@ def rag_retrieval(query: str, k: int = 3, ctx: ToolContext | None = None) -> Too
     if k < 1:
         raise ToolError("k must be at least 1")
     services = ctx.services if ctx else None
-    kb = services.get("knowledge_base", lambda: _knowledge_base(ctx)) if services else _knowledge_base(ctx)
+    kb = services.knowledge.get(lambda: _knowledge_base(ctx)) if services else _knowledge_base(ctx)
     try:
         found = kb.retrieve(query, k)
     except UsageError as exc:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from planexec.errors import ToolError
+from planexec.models import Evaluation, StepResult
 from planexec.tools.base import ToolContext, ToolOutput
 from planexec.tools.decorator import tool
 
@@ -109,4 +110,14 @@ def _check_column(name: str, column: str, columns: list[str], numeric: dict[str,
         raise ToolError(f"{name}: column {column!r} is not numeric; numeric columns: {', '.join(numeric) or 'none'}")
 
 
+def evaluate_table(result: StepResult) -> Evaluation | None:
+    """A table step's row count, and a concern for each mostly empty column."""
+    value = result.output if isinstance(result.output, dict) else {}
+    stats = value.get("stats") or {}
+    sparse = [c for c, s in stats.items() if s.get("missing", 0) > s.get("count", 0)]
+    concerns = tuple(f"column {c} is mostly empty" for c in sparse)
+    return Evaluation(highlights=(f"{value.get('rows', '?')} rows",), concerns=concerns)
+
+
 TOOLS = [describe_table]
+EVALUATORS = {"describe_table": evaluate_table}

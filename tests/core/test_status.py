@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from planexec.models import Plan, PlanStep, StepResult
+from planexec.records import ReplanRecord
 from planexec.status import recovered_steps, run_status, unserved_clauses
 
 
@@ -28,17 +29,17 @@ def test_a_failed_step_counts_as_recovered_only_through_a_substitute_that_passed
     a, b, c = step(1), step(2), step(3)
     plan = Plan((a, b, c))
     steps = [result(a, "succeeded"), result(b, "failed"), result(c, "succeeded")]
-    unchecked = [{"failed_step": 2, "new_steps": [c.to_dict()]}]
+    unchecked = [ReplanRecord(2, "", new_steps=(c,))]
     assert recovered_steps(steps, unchecked) == set()
     assert run_status(plan, steps, unchecked) == "partial"
-    checked = [{"failed_step": 2, "new_steps": [c.to_dict()], "substitutes": [3]}]
+    checked = [ReplanRecord(2, "", new_steps=(c,), substitutes=(3,))]
     assert run_status(plan, steps, checked) == "succeeded"
 
 
 def test_a_substitute_that_failed_and_was_replaced_again_still_recovers_the_first() -> None:
     a, b, c, d = step(1), step(2), step(3), step(4)
     steps = [result(a, "succeeded"), result(b, "failed"), result(c, "failed"), result(d, "succeeded")]
-    replans = [{"failed_step": 2, "new_steps": [{}], "substitutes": [3]},
-               {"failed_step": 3, "new_steps": [{}], "substitutes": [4]}]
+    replans = [ReplanRecord(2, "", new_steps=(c,), substitutes=(3,)),
+               ReplanRecord(3, "", new_steps=(d,), substitutes=(4,))]
     assert recovered_steps(steps, replans) == {2, 3}
     assert run_status(Plan((a, b, c, d)), steps, replans) == "succeeded"

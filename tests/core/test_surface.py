@@ -15,7 +15,7 @@ from planexec import Orchestrator
 from planexec.config import Config
 from planexec.errors import ConfigError
 from planexec.events import AttemptFinished, EventBus, PlanCreated, RunFinished, StepStarted
-from planexec.models import RunResult
+from planexec.models import Plan, PlanStep, RunResult
 from planexec.report import RunLog, markdown, new_run_dir
 from tests.core.helpers import REPO, SALES, fast_config, mean_revenue
 
@@ -77,7 +77,7 @@ def test_events_have_kinds_and_serialise() -> None:
 
 def test_run_log_writes_a_line_per_event(tmp_path: Path) -> None:
     log = RunLog(tmp_path / "run.log")
-    log(PlanCreated({"steps": [{}, {}]}, "llm"))
+    log(PlanCreated(Plan((PlanStep(1, "a", ("t",)), PlanStep(2, "b", ("t",)))), "llm"))
     log(RunFinished("succeeded", "the answer"))
     log.close()
     lines = (tmp_path / "run.log").read_text().splitlines()

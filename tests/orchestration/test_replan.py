@@ -179,7 +179,7 @@ def test_heuristic_planner_replans_around_the_failed_action() -> None:
                        default_evaluators(), TemplateSynthesizer())
     orch = Orchestrator(tools=heuristic_tools(calls), config=config(max_replans=1), components=parts)
     result = orch.run("load the numbers, then compute the mean of the numbers", on_event=rec)
-    first = rec.of("plan_created")[0].plan
+    first = rec.of("plan_created")[0].plan.to_dict()
     assert [s["primary_tools"] for s in first["steps"]] == [["load_numbers"], ["fast_mean"]]
     assert result.status == "succeeded", result.errors
     assert result.results == {"mean": 3.0}

@@ -11,7 +11,7 @@ from planexec.errors import ToolError
 from planexec.llm import ScriptedLLM
 from planexec.models import PlanStep
 from planexec.tools import Services, ToolContext, default_registry
-from planexec.tools.code import SESSION_SERVICE, extract_code, python_code, python_coder
+from planexec.tools.code import extract_code, python_code, python_coder
 
 
 @pytest.fixture
@@ -58,7 +58,7 @@ def test_new_variables_reach_an_open_session(ctx):
 
 def test_services_close_closes_the_session(ctx):
     python_code.run({"code": "results = {}"}, ctx)
-    session = ctx.services.get(SESSION_SERVICE)
+    session = ctx.services.session.get()
     ctx.services.close()
     assert session.closed
 

@@ -6,6 +6,7 @@ import importlib
 import json
 import sys
 import threading
+from collections.abc import Callable
 from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -134,7 +135,6 @@ def run(request: str, files: tuple[str, ...], images: str | None, llm: str | Non
         from planexec.sandbox.forkserver import prewarm
 
         prewarm()  # calcium runs use the sandbox: its imports overlap planning
-    from planexec.cli.render import LiveTree
     from planexec.models import Plan
     from planexec.orchestrator import Orchestrator
     from planexec.params import from_pairs
@@ -156,24 +156,39 @@ def run(request: str, files: tuple[str, ...], images: str | None, llm: str | Non
     out = console(stderr=as_json)
     approver = _Approver(out) if approve else None
     asks: dict[str, Any] = {"approve_plan": approver.plan, "approve_tool": approver.tool} if approver else {}
+
+    def start(on_event: Any) -> RunResult:
+        orch = Orchestrator.from_config(config)
+        return orch.run(request, plan=plan, files=files, images=images, on_event=on_event, params=params, **asks)
+
+    _show(start, out, approver, as_json, verbose, to_json=_json,
+           title=f"planexec: {request} (loading tools and library)")
+
+
+def _show(start: Callable[[Any], RunResult], out: Any, approver: _Approver | None, as_json: bool, verbose: bool,
+          to_json: Callable[[RunResult], str], title: str | None = None, run_dir: str | None = None) -> None:
+    """Run `start(on_event)` under the live tree (quietly with --json), print the result, exit with its code.
+
+    Ctrl-C names the run's folder (from its run_started event, else `run_dir`) and how to resume it.
+    """
+    from planexec.cli.render import LiveTree
+
     watcher = RunWatcher()
     try:
         if as_json:
-            orch = Orchestrator.from_config(config)
-            result = orch.run(request, plan=plan, files=files, images=images, on_event=watcher, params=params, **asks)
-            click.echo(_json(result))
+            result = start(watcher)
+            click.echo(to_json(result))
         else:
             with LiveTree(out, verbose) as tree:
-                tree.title = f"planexec: {request} (loading tools and library)"
-                orch = Orchestrator.from_config(config)
+                if title:
+                    tree.title = title
                 if approver is not None:
                     approver.tree = tree
                 watcher.inner = tree
-                result = orch.run(request, plan=plan, files=files, images=images, on_event=watcher,
-                                  params=params, **asks)
+                result = start(watcher)
             _print_result(result, out)
     except KeyboardInterrupt:
-        interrupted(watcher.run_dir)
+        interrupted(watcher.run_dir or run_dir)
     raise SystemExit(_exit_code(result))
 
 
@@ -206,26 +221,17 @@ def _registry(modules: tuple[str, ...]) -> ToolRegistry:
 @handle_errors
 def resume(run_dir: str, tool_modules: tuple[str, ...], approve: bool, as_json: bool, verbose: bool) -> None:
     """Continue an interrupted run from its last finished step (RUN_DIR is its outputs/<timestamp> folder)."""
-    from planexec.cli.render import LiveTree
     from planexec.orchestrator import Orchestrator
 
     out = console(stderr=as_json)
     approver = _Approver(out) if approve else None
     orch = Orchestrator.from_config(Config.from_env(), tools=_registry(tool_modules))
-    ask = approver.tool if approver else None
-    try:
-        if as_json:
-            result = orch.resume(run_dir, approve_tool=ask)
-            click.echo(json.dumps(result.to_dict(), indent=2))
-        else:
-            with LiveTree(out, verbose) as tree:
-                if approver is not None:
-                    approver.tree = tree
-                result = orch.resume(run_dir, on_event=tree, approve_tool=ask)
-            _print_result(result, out)
-    except KeyboardInterrupt:
-        interrupted(run_dir)
-    raise SystemExit(_exit_code(result))
+
+    def start(on_event: Any) -> RunResult:
+        return orch.resume(run_dir, on_event=on_event, approve_tool=approver.tool if approver else None)
+
+    _show(start, out, approver, as_json, verbose, run_dir=run_dir,
+          to_json=lambda result: json.dumps(result.to_dict(), indent=2))
 
 
 COMMANDS = [run, resume]

@@ -59,6 +59,11 @@ smooth = _smooth(binned)
 smooth_noise = np.maximum(1.4826 * np.median(np.abs(np.diff(smooth, axis=0)), axis=0) / np.sqrt(2), 1e-9)
 smooth /= smooth_noise[None]
 score = (np.clip(smooth - active_k, 0, None) ** 2).sum(axis=0)
+# seeds only where every frame sees the tissue (registration fills the rest by repeating the edge)
+valid_y0, valid_y1, valid_x0, valid_x1 = globals().get("valid_region") or (0, height, 0, width)
+outside = np.ones((height, width), dtype=bool)
+outside[valid_y0:valid_y1, valid_x0:valid_x1] = False
+score[outside] = 0.0
 
 half = int(np.ceil(diameter))
 yy, xx = np.mgrid[-half:half + 1, -half:half + 1]
@@ -104,6 +109,7 @@ for _ in range(5000):
     local = _smooth(binned[:, e0:e1, f0:f1]) / smooth_noise[None, e0:e1, f0:f1]
     smooth[:, e0:e1, f0:f1] = local
     score[e0:e1, f0:f1] = (np.clip(local - active_k, 0, None) ** 2).sum(axis=0)
+    score[outside] = 0.0
     ys, xs = np.nonzero(lam_map)
     lam = lam_map[ys, xs].astype(np.float64)
     ys, xs = ys + y0, xs + x0
@@ -121,7 +127,7 @@ flat_mean = ndimage.gaussian_filter(mean_image.astype(np.float64), sig) - ndimag
     mean_image.astype(np.float64), 2 * diameter)
 mean_noise = 1.4826 * np.median(np.abs(np.diff(flat_mean, axis=0))) / np.sqrt(2) + 1e-12
 peaks = ndimage.maximum_filter(flat_mean, size=max(3, int(diameter))) == flat_mean
-for y, x in zip(*np.nonzero(peaks & (flat_mean > silent_contrast * mean_noise))):
+for y, x in zip(*np.nonzero(peaks & ~outside & (flat_mean > silent_contrast * mean_noise))):
     if any(np.hypot(y - s["med"][0], x - s["med"][1]) < 0.8 * diameter for s in stat):
         continue
     d = np.hypot(np.arange(height)[:, None] - y, np.arange(width)[None, :] - x)

@@ -22,7 +22,11 @@ n_rois = len(stat)
 n_frames = roi_traces.shape[1] if roi_traces.ndim == 2 else 0
 expected_area = np.pi * (float(diameter_px) / 2.0) ** 2
 frame_rate = float(params.get("fs") or 10.0)
-event_counts = np.bincount([e["cell"] for e in events], minlength=n_rois)[:n_rois] if n_rois else np.zeros(0)
+# Clear inferred spikes (above 2.5 noise units, adjacent frames merged), counted here rather than
+# taken from `events`, so the event threshold a user sets does not change which ROIs are cells.
+clear_spikes = np.asarray(spks) > 2.5 * np.asarray(event_noise, dtype=np.float64)[:, None] if n_rois else np.zeros((0, 0), bool)
+event_counts = (np.sum(clear_spikes[:, 1:] & ~clear_spikes[:, :-1], axis=1) + clear_spikes[:, 0]
+                if n_rois and clear_spikes.shape[1] else np.zeros(n_rois, dtype=int))
 cell_features = []
 iscell = np.zeros((n_rois, 2), dtype=np.float32)
 picture = np.asarray(mean_image, dtype=np.float64)

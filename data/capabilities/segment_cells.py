@@ -60,7 +60,7 @@ smooth_noise = np.maximum(1.4826 * np.median(np.abs(np.diff(smooth, axis=0)), ax
 smooth /= smooth_noise[None]
 score = (np.clip(smooth - active_k, 0, None) ** 2).sum(axis=0)
 # seeds only where every frame sees the tissue (registration fills the rest by repeating the edge)
-valid_y0, valid_y1, valid_x0, valid_x1 = globals().get("valid_region") or (0, height, 0, width)
+valid_y0, valid_y1, valid_x0, valid_x1 = valid_region
 outside = np.ones((height, width), dtype=bool)
 outside[valid_y0:valid_y1, valid_x0:valid_x1] = False
 score[outside] = 0.0

@@ -26,8 +26,9 @@ def rois() -> dict:
     flat = 1.0 + rng.normal(0, 0.05, frames)
     stat = [_roi(15, 15, 4, 400.0), _roi(45, 45, 4, 15.0), _roi(15, 45, 4, 400.0), _roi(15, 50.5, 4, 300.0)]
     traces = np.stack([active, flat, active, active * 1.02]).astype(np.float32)  # ROI 3 copies ROI 2
-    events = [{"cell": c, "frame": int(t), "amplitude": 1.0} for c in (0, 2, 3) for t in range(0, 600, 50)]
-    return {"stat": stat, "roi_traces": traces, "events": events, "diameter_px": 8.0,
+    spks = np.zeros((4, frames), np.float32)
+    spks[[0, 2, 3], ::50] = 1.0  # inferred spikes 20 noise units high; none on the flat ROI
+    return {"stat": stat, "roi_traces": traces, "spks": spks, "event_noise": [0.05] * 4, "diameter_px": 8.0,
             "mean_image": np.zeros((64, 64), np.float32)}
 
 
@@ -62,7 +63,8 @@ def test_a_silent_cell_the_mean_image_shows_is_a_cell_unless_it_leans_on_a_neigh
         picture[np.hypot(rows - cy, cols - cx) <= 4] += 0.05  # three visible somata
     flat = (1.0 + rng.normal(0, 0.05, (3, 300))).astype(np.float32)  # none of them fires
     stat = [_roi(15, 15, 4, 20.0), _roi(45, 45, 4, 20.0), _roi(45, 50.5, 4, 20.0)]
-    r = run_in({"stat": stat, "roi_traces": flat, "events": [], "diameter_px": 8.0, "mean_image": picture},
+    r = run_in({"stat": stat, "roi_traces": flat, "spks": np.zeros((3, 300), np.float32), "event_noise": [0.05] * 3,
+               "diameter_px": 8.0, "mean_image": picture},
                ["classify_cells"], {"fs": 15.0})
     assert r["cell_features"][0]["contrast"] > 4
     assert r["iscell"][0, 0] == 1  # isolated and visible

@@ -128,6 +128,8 @@ flat_mean = ndimage.gaussian_filter(mean_image.astype(np.float64), sig) - ndimag
 mean_noise = 1.4826 * np.median(np.abs(np.diff(flat_mean, axis=0))) / np.sqrt(2) + 1e-12
 peaks = ndimage.maximum_filter(flat_mean, size=max(3, int(diameter))) == flat_mean
 for y, x in zip(*np.nonzero(peaks & ~outside & (flat_mean > silent_contrast * mean_noise))):
+    if min(y, x, height - 1 - y, width - 1 - x) < diameter / 2:
+        continue  # a blob cut by the frame's edge: its shape cannot be judged
     if any(np.hypot(y - s["med"][0], x - s["med"][1]) < 0.8 * diameter for s in stat):
         continue
     d = np.hypot(np.arange(height)[:, None] - y, np.arange(width)[None, :] - x)

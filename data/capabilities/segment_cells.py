@@ -43,7 +43,14 @@ for b0 in range(0, n_bins, 64):
     block = np.asarray(movie[b0 * bin_size:b1 * bin_size], dtype=np.float32)
     binned[b0:b1] = block[: (b1 - b0) * bin_size].reshape(b1 - b0, bin_size, height, width).mean(axis=1)
 # slow trends (bleaching) out in time, smooth backgrounds (neuropil) out in space
-binned -= ndimage.gaussian_filter1d(binned, max(3.0, 10.0 * fs / bin_size), axis=0, mode="nearest")
+trend_sigma = max(3.0, 10.0 * fs / bin_size)
+if n_bins <= 1000:
+    # The trend filter is longer than the movie has bins: as a bins x bins matrix (the filter applied
+    # to the identity) it is the same linear map, and one matrix product is ~30x faster.
+    trend = ndimage.gaussian_filter1d(np.eye(n_bins, dtype=np.float32), trend_sigma, axis=0, mode="nearest")
+    binned -= (trend @ binned.reshape(n_bins, -1)).reshape(binned.shape)
+else:
+    binned -= ndimage.gaussian_filter1d(binned, trend_sigma, axis=0, mode="nearest")
 binned -= ndimage.gaussian_filter(binned, (0, diameter, diameter), mode="nearest")
 step_noise = 1.4826 * np.median(np.abs(np.diff(binned, axis=0)), axis=0) / np.sqrt(2) if n_bins > 2 else np.ones((height, width))
 binned /= np.maximum(step_noise, 1e-9)[None]

@@ -6,6 +6,7 @@
 # correction moves it back. Frames whose correlation peak is far below the others' are flagged
 # in bad_frames. With params["register"] None, frames are only moved when motion is detected
 # (95th percentile displacement above 0.5 px); otherwise images_registered is images itself.
+import scipy.fft
 from scipy import ndimage
 
 register_wanted = params.get("register")
@@ -13,6 +14,7 @@ nonrigid_wanted = params.get("nonrigid")
 max_shift_frac = 0.15    # largest displacement searched, as a fraction of the smaller side
 motion_px = 0.5          # displacement (95th percentile) above which motion counts as present
 nonrigid_px = 0.55       # block disagreement (95th percentile) above which piecewise-rigid runs
+nonrigid_passes = 3      # piecewise-rigid estimates, each on the movie the previous ones corrected
 n_frames, height, width = images.shape
 chunk = int(np.clip(2 ** 23 // max(height * width, 1), 4, 128))  # frames per FFT batch (~130 MB complex)
 max_shift = max(2, int(max_shift_frac * min(height, width)))
@@ -25,48 +27,54 @@ def _taper(h, w, edge):
 
 
 def _band(h, w):
-    # Band-pass in the frequency domain: drop slow gradients (neuropil, > ~12 px) and pixel noise.
+    # Band-pass on the half spectrum of rfft2: drop slow gradients (neuropil, > ~12 px) and pixel noise.
     ky = np.fft.fftfreq(h)[:, None]
-    kx = np.fft.fftfreq(w)[None, :]
+    kx = np.fft.rfftfreq(w)[None, :]
     k2 = (2 * np.pi) ** 2 * (ky ** 2 + kx ** 2)
-    return np.exp(-k2 * 1.5 ** 2 / 2) * (1 - np.exp(-k2 * 12.0 ** 2 / 2))
+    return (np.exp(-k2 * 1.5 ** 2 / 2) * (1 - np.exp(-k2 * 12.0 ** 2 / 2))).astype(np.float32)
 
 
 def _spectrum(frames, taper, band):
+    # Real FFTs in single precision: half the spectrum, a quarter of the work of complex128.
     frames = np.asarray(frames, dtype=np.float32)
     frames = frames - frames.mean(axis=(1, 2), keepdims=True)
-    return np.fft.fft2(frames * taper) * band
+    return scipy.fft.rfft2(frames * taper, axes=(1, 2)) * band
 
 
 def _phase_shifts(frames, ref_fft, taper, limit, band):
-    # Whitened cross-correlation; peak within +-limit, refined by a parabola in y and x.
+    # Whitened cross-correlation; peak within +-limit, refined by a log-parabola in y and x.
     r = _spectrum(frames, taper, band) * ref_fft
     r /= np.abs(r) + 1e-6
     r *= band
-    cc = np.fft.fftshift(np.fft.ifft2(r).real, axes=(1, 2))
-    h, w = cc.shape[1:]
-    cy, cx = h // 2, w // 2
-    win = cc[:, cy - limit:cy + limit + 1, cx - limit:cx + limit + 1]
+    h, w = taper.shape
+    cc = scipy.fft.irfft2(r, s=(h, w), axes=(1, 2))
+    lags = np.arange(-limit, limit + 1)
+    win = cc[:, (lags % h)[:, None], (lags % w)[None, :]]
     flat = win.reshape(len(win), -1)
     idx = flat.argmax(axis=1)
     py, px = np.unravel_index(idx, win.shape[1:])
-    peak = flat[np.arange(len(win)), idx]
-    out = np.zeros((len(win), 2))
-    for k in range(len(win)):
-        y, x = int(py[k]), int(px[k])
-        dy = _vertex(win[k, y - 1, x], win[k, y, x], win[k, y + 1, x]) if 0 < y < win.shape[1] - 1 else 0.0
-        dx = _vertex(win[k, y, x - 1], win[k, y, x], win[k, y, x + 1]) if 0 < x < win.shape[2] - 1 else 0.0
-        out[k] = (y - limit + dy, x - limit + dx)
-    return out, peak
+    k = np.arange(len(win))
+    peak = flat[k, idx]
+    side = win.shape[1] - 1
+    inner_y = (py > 0) & (py < side)
+    inner_x = (px > 0) & (px < side)
+    yu, yd = np.clip(py - 1, 0, side), np.clip(py + 1, 0, side)
+    xl, xr = np.clip(px - 1, 0, side), np.clip(px + 1, 0, side)
+    dy = np.where(inner_y, _vertex(win[k, yu, px], peak, win[k, yd, px]), 0.0)
+    dx = np.where(inner_x, _vertex(win[k, py, xl], peak, win[k, py, xr]), 0.0)
+    return np.stack([py - limit + dy, px - limit + dx], axis=1).astype(np.float64), peak
 
 
 def _vertex(a, b, c):
     # Sub-pixel peak: the band-passed correlation peak is Gaussian-shaped, so fit a parabola to
-    # the logarithm (exact for a Gaussian; a plain parabola pulls towards whole pixels).
-    if a > 0 and b > 0 and c > 0:
-        a, b, c = np.log(a), np.log(b), np.log(c)
-    curve = a - 2 * b + c
-    return float(np.clip(0.5 * (a - c) / curve, -0.5, 0.5)) if curve < 0 else 0.0
+    # the logarithm where all three are positive (exact for a Gaussian; a plain parabola pulls
+    # towards whole pixels).
+    a, b, c = (np.asarray(v, dtype=np.float64) for v in (a, b, c))
+    positive = (a > 0) & (b > 0) & (c > 0)
+    la, lb, lc = (np.where(positive, np.log(np.where(positive, v, 1.0)), v) for v in (a, b, c))
+    curve = la - 2 * lb + lc
+    safe = np.where(curve < 0, curve, -1.0)
+    return np.where(curve < 0, np.clip(0.5 * (la - lc) / safe, -0.5, 0.5), 0.0)
 
 
 def _ref_fft(ref, taper, band):
@@ -115,28 +123,52 @@ def _block_shifts(movie, ref, limit):
     taper_b = _taper(size, size, max(size // 6, 2))
     band_b = _band(size, size)
     field = np.zeros((len(movie), len(ys), len(xs), 2))
+    peaks = np.zeros((len(movie), len(ys), len(xs)))
     for i, y0 in enumerate(ys):
         for j, x0 in enumerate(xs):
             ref_fft = _ref_fft(ref[y0:y0 + size, x0:x0 + size], taper_b, band_b)
             for start in range(0, len(movie), chunk):
                 block = np.asarray(movie[start:start + chunk, y0:y0 + size, x0:x0 + size])
-                field[start:start + chunk, i, j], _ = _phase_shifts(block, ref_fft, taper_b, limit, band_b)
+                field[start:start + chunk, i, j], peaks[start:start + chunk, i, j] = _phase_shifts(block, ref_fft, taper_b, limit, band_b)
     centres_y = ys + size / 2.0
     centres_x = xs + size / 2.0
-    return field, centres_y, centres_x
+    return field, peaks, centres_y, centres_x
+
+
+def _trusted(field, peaks):
+    # A block with little structure (a correlation peak under half the typical one) gives a
+    # shift that is noise, often whole pixels off: it takes the peak-weighted average of its
+    # neighbours' shifts instead (normalized convolution over the block grid; 0 if none is trusted).
+    weight = (peaks >= 0.5 * np.median(peaks)) * peaks
+    spread = (0, 1.0, 1.0)
+    total = ndimage.gaussian_filter(weight, spread, mode="nearest")
+    filled = np.stack([ndimage.gaussian_filter(field[..., a] * weight, spread, mode="nearest") for a in range(2)], axis=-1)
+    filled /= np.maximum(total, 1e-12)[..., None]
+    filled[total < 1e-9] = 0.0
+    trusted = (weight > 0)[..., None]
+    return np.where(trusted, field, filled), weight > 0
+
+
+def _interp_matrix(n, centres):
+    # Linear interpolation weights from block centres to every pixel row (or column), n x blocks.
+    pos = np.interp(np.arange(n), centres, np.arange(len(centres)))
+    low = np.clip(np.floor(pos).astype(int), 0, len(centres) - 1)
+    high = np.minimum(low + 1, len(centres) - 1)
+    frac = pos - low
+    m = np.zeros((n, len(centres)))
+    m[np.arange(n), low] += 1 - frac
+    m[np.arange(n), high] += frac
+    return m
 
 
 def _apply_field(movie, field, cy, cx):
     h, w = movie.shape[1:]
     rr, cc = np.mgrid[0:h, 0:w].astype(np.float32)
-    # pixel position in block-index coordinates, for spline interpolation of the shift field
-    fy = np.interp(np.arange(h), cy, np.arange(len(cy)))
-    fx = np.interp(np.arange(w), cx, np.arange(len(cx)))
-    gy, gx = np.meshgrid(fy, fx, indexing="ij")
+    my, mx = _interp_matrix(h, cy), _interp_matrix(w, cx)
     out = np.empty(movie.shape, dtype=np.float32)
     for t in range(len(movie)):
-        dy = ndimage.map_coordinates(field[t, :, :, 0], [gy, gx], order=1, mode="nearest")
-        dx = ndimage.map_coordinates(field[t, :, :, 1], [gy, gx], order=1, mode="nearest")
+        dy = my @ field[t, :, :, 0] @ mx.T
+        dx = my @ field[t, :, :, 1] @ mx.T
         out[t] = ndimage.map_coordinates(np.asarray(movie[t], dtype=np.float32), [rr + dy, cc + dx],
                                          order=1, mode="nearest")
     return out
@@ -158,21 +190,40 @@ else:
     images_registered = images
     registered = "none"
 nonrigid_residual = 0.0
-if n_frames > 1 and register_wanted is not False and nonrigid_wanted is not False and min(height, width) >= 48:
+block_field = None
+if n_frames > 1 and register_wanted is not False and min(height, width) >= 48:
     ref = images_registered[np.unique(np.linspace(0, n_frames - 1, min(n_frames, 100)).astype(int))].mean(axis=0)
     # Blocks see few pixels, so judge the residual on averages of 5 consecutive frames.
     starts = np.unique(np.linspace(0, max(n_frames - 5, 0), min(max(n_frames // 5, 1), 60)).astype(int))
     groups = np.stack([np.asarray(images_registered[t:t + 5], dtype=np.float32).mean(axis=0) for t in starts])
-    sample_field, _, _ = _block_shifts(groups, ref, max(2, max_shift // 2))
-    nonrigid_residual = float(np.percentile(np.abs(sample_field - np.median(sample_field, axis=(1, 2), keepdims=True)), 95))
-    if nonrigid_wanted or nonrigid_residual > nonrigid_px:
-        block_field, block_cy, block_cx = _block_shifts(images_registered, ref, max(2, max_shift // 2))
-        block_field = ndimage.gaussian_filter1d(block_field, 1.0, axis=0)  # shifts change smoothly in time
-        images_registered = _apply_field(images_registered, block_field, block_cy, block_cx)
+    sample_field, sample_peaks, _, _ = _block_shifts(groups, ref, max(2, max_shift // 2))
+    sample_field, sample_trusted = _trusted(sample_field, sample_peaks)
+    deviation = np.abs(sample_field - np.median(sample_field, axis=(1, 2), keepdims=True))[sample_trusted]
+    nonrigid_residual = float(np.percentile(deviation, 95)) if deviation.size else 0.0
+    if nonrigid_wanted is not False and (nonrigid_wanted or nonrigid_residual > nonrigid_px):
+        # A tapered block pulls its shift estimate towards zero (by 10-30%), so the pass repeats on
+        # the corrected movie and adds the residual; each block field moves the rigidly registered
+        # movie once, so the movie is interpolated once.
+        rigid_registered = images_registered
+        for _pass in range(nonrigid_passes):
+            residual, block_peaks, block_cy, block_cx = _block_shifts(images_registered, ref, max(2, max_shift // 2))
+            residual, _ = _trusted(residual, block_peaks)
+            residual = ndimage.gaussian_filter1d(residual, 1.0, axis=0)  # shifts change smoothly in time
+            block_field = residual if block_field is None else block_field + residual
+            images_registered = _apply_field(rigid_registered, block_field, block_cy, block_cx)
         registered = "piecewise-rigid" if registered == "none" else "rigid + piecewise-rigid"
 peak_median = float(np.median(reg_peaks))
 peak_mad = float(np.median(np.abs(reg_peaks - peak_median))) + 1e-9
 bad_frames = (reg_peaks < peak_median - 6 * 1.4826 * peak_mad) | (np.hypot(*reg_offsets.T) >= max_shift - 0.5)
+# Pixels near the edge that some frames do not see are filled by repeating the edge: the region
+# every frame (but the 1% most displaced) covers is kept as valid_region = [y0, y1, x0, x1], as
+# suite2p's yrange/xrange, so segmentation does not take edge artefacts for cells.
+moved = np.zeros((n_frames, 2)) if registered == "none" else np.asarray(reg_offsets, dtype=np.float64)
+if block_field is not None:
+    moved = moved[:, None, None, :] + block_field
+lo = np.minimum(np.percentile(moved.reshape(-1, 2), 1, axis=0), 0.0) if n_frames else np.zeros(2)
+hi = np.maximum(np.percentile(moved.reshape(-1, 2), 99, axis=0), 0.0) if n_frames else np.zeros(2)
+valid_region = [int(np.ceil(-lo[0])), height - int(np.ceil(hi[0])), int(np.ceil(-lo[1])), width - int(np.ceil(hi[1]))]
 reg_offsets = np.asarray(reg_offsets, dtype=np.float32)
 max_displacement = float(np.abs(reg_offsets).max()) if n_frames else 0.0
 n_bad_frames = int(bad_frames.sum())

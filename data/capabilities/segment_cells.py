@@ -43,7 +43,14 @@ for b0 in range(0, n_bins, 64):
     block = np.asarray(movie[b0 * bin_size:b1 * bin_size], dtype=np.float32)
     binned[b0:b1] = block[: (b1 - b0) * bin_size].reshape(b1 - b0, bin_size, height, width).mean(axis=1)
 # slow trends (bleaching) out in time, smooth backgrounds (neuropil) out in space
-binned -= ndimage.gaussian_filter1d(binned, max(3.0, 10.0 * fs / bin_size), axis=0, mode="nearest")
+trend_sigma = max(3.0, 10.0 * fs / bin_size)
+if n_bins <= 1000:
+    # The trend filter is longer than the movie has bins: as a bins x bins matrix (the filter applied
+    # to the identity) it is the same linear map, and one matrix product is ~30x faster.
+    trend = ndimage.gaussian_filter1d(np.eye(n_bins, dtype=np.float32), trend_sigma, axis=0, mode="nearest")
+    binned -= (trend @ binned.reshape(n_bins, -1)).reshape(binned.shape)
+else:
+    binned -= ndimage.gaussian_filter1d(binned, trend_sigma, axis=0, mode="nearest")
 binned -= ndimage.gaussian_filter(binned, (0, diameter, diameter), mode="nearest")
 step_noise = 1.4826 * np.median(np.abs(np.diff(binned, axis=0)), axis=0) / np.sqrt(2) if n_bins > 2 else np.ones((height, width))
 binned /= np.maximum(step_noise, 1e-9)[None]
@@ -59,6 +66,11 @@ smooth = _smooth(binned)
 smooth_noise = np.maximum(1.4826 * np.median(np.abs(np.diff(smooth, axis=0)), axis=0) / np.sqrt(2), 1e-9)
 smooth /= smooth_noise[None]
 score = (np.clip(smooth - active_k, 0, None) ** 2).sum(axis=0)
+# seeds only where every frame sees the tissue (registration fills the rest by repeating the edge)
+valid_y0, valid_y1, valid_x0, valid_x1 = valid_region
+outside = np.ones((height, width), dtype=bool)
+outside[valid_y0:valid_y1, valid_x0:valid_x1] = False
+score[outside] = 0.0
 
 half = int(np.ceil(diameter))
 yy, xx = np.mgrid[-half:half + 1, -half:half + 1]
@@ -104,6 +116,7 @@ for _ in range(5000):
     local = _smooth(binned[:, e0:e1, f0:f1]) / smooth_noise[None, e0:e1, f0:f1]
     smooth[:, e0:e1, f0:f1] = local
     score[e0:e1, f0:f1] = (np.clip(local - active_k, 0, None) ** 2).sum(axis=0)
+    score[outside] = 0.0
     ys, xs = np.nonzero(lam_map)
     lam = lam_map[ys, xs].astype(np.float64)
     ys, xs = ys + y0, xs + x0
@@ -121,7 +134,9 @@ flat_mean = ndimage.gaussian_filter(mean_image.astype(np.float64), sig) - ndimag
     mean_image.astype(np.float64), 2 * diameter)
 mean_noise = 1.4826 * np.median(np.abs(np.diff(flat_mean, axis=0))) / np.sqrt(2) + 1e-12
 peaks = ndimage.maximum_filter(flat_mean, size=max(3, int(diameter))) == flat_mean
-for y, x in zip(*np.nonzero(peaks & (flat_mean > silent_contrast * mean_noise))):
+for y, x in zip(*np.nonzero(peaks & ~outside & (flat_mean > silent_contrast * mean_noise))):
+    if min(y, x, height - 1 - y, width - 1 - x) < diameter / 2:
+        continue  # a blob cut by the frame's edge: its shape cannot be judged
     if any(np.hypot(y - s["med"][0], x - s["med"][1]) < 0.8 * diameter for s in stat):
         continue
     d = np.hypot(np.arange(height)[:, None] - y, np.arange(width)[None, :] - x)

@@ -30,7 +30,7 @@ def _cap(num: int, cap: str, deps: tuple[int, ...], outputs: list[str]) -> dict[
 PLAN = {
     "rationale": "reuse the stored chain up to dF/F, generate the skewness step",
     "steps": [
-        _cap(1, "register_motion", (), ["images_registered", "reg_offsets", "bad_frames"]),
+        _cap(1, "register_motion", (), ["images_registered", "reg_offsets", "bad_frames", "valid_region"]),
         _cap(2, "segment_cells", (1,), ["stat", "cell_labels", "cell_centroids"]),
         _cap(3, "extract_neuropil", (1, 2), ["roi_traces", "F", "Fneu"]),
         _cap(4, "baseline_running", (3,), ["baseline"]),

@@ -165,6 +165,9 @@ def _check(name: str, value: Any, ns: dict[str, Any]) -> None:
         assert isinstance(value, float) and value >= 0
     elif name == "n_bad_frames":
         assert isinstance(value, int) and value >= 0
+    elif name == "valid_region":
+        y0, y1, x0, x1 = value
+        assert 0 <= y0 < y1 <= h and 0 <= x0 < x1 <= w
     elif name == "stat":
         assert len(value) == n
         for s in value:

@@ -26,8 +26,9 @@ def rois() -> dict:
     flat = 1.0 + rng.normal(0, 0.05, frames)
     stat = [_roi(15, 15, 4, 400.0), _roi(45, 45, 4, 15.0), _roi(15, 45, 4, 400.0), _roi(15, 50.5, 4, 300.0)]
     traces = np.stack([active, flat, active, active * 1.02]).astype(np.float32)  # ROI 3 copies ROI 2
-    events = [{"cell": c, "frame": int(t), "amplitude": 1.0} for c in (0, 2, 3) for t in range(0, 600, 50)]
-    return {"stat": stat, "roi_traces": traces, "events": events, "diameter_px": 8.0,
+    spks = np.zeros((4, frames), np.float32)
+    spks[[0, 2, 3], ::50] = 1.0  # inferred spikes 20 noise units high; none on the flat ROI
+    return {"stat": stat, "roi_traces": traces, "spks": spks, "event_noise": [0.05] * 4, "diameter_px": 8.0,
             "mean_image": np.zeros((64, 64), np.float32)}
 
 
@@ -62,8 +63,23 @@ def test_a_silent_cell_the_mean_image_shows_is_a_cell_unless_it_leans_on_a_neigh
         picture[np.hypot(rows - cy, cols - cx) <= 4] += 0.05  # three visible somata
     flat = (1.0 + rng.normal(0, 0.05, (3, 300))).astype(np.float32)  # none of them fires
     stat = [_roi(15, 15, 4, 20.0), _roi(45, 45, 4, 20.0), _roi(45, 50.5, 4, 20.0)]
-    r = run_in({"stat": stat, "roi_traces": flat, "events": [], "diameter_px": 8.0, "mean_image": picture},
+    r = run_in({"stat": stat, "roi_traces": flat, "spks": np.zeros((3, 300), np.float32), "event_noise": [0.05] * 3,
+               "diameter_px": 8.0, "mean_image": picture},
                ["classify_cells"], {"fs": 15.0})
     assert r["cell_features"][0]["contrast"] > 4
     assert r["iscell"][0, 0] == 1  # isolated and visible
     assert r["iscell"][1, 0] == 0 and r["iscell"][2, 0] == 0  # too close to another ROI to tell from a residual
+
+
+def test_a_dim_cell_beside_a_bright_one_counts_when_it_has_its_own_soma_in_the_mean_image() -> None:
+    rng = np.random.default_rng(2)
+    picture = rng.normal(0.1, 0.002, (64, 64)).astype(np.float32)
+    rows, cols = np.mgrid[0:64, 0:64]
+    picture[np.hypot(rows - 30, cols - 24) <= 3] += 0.08  # bright soma
+    picture[np.hypot(rows - 30, cols - 31) <= 3] += 0.03  # dim soma 7 px away
+    flat = (1.0 + rng.normal(0, 0.05, (3, 300))).astype(np.float32)  # none of them fires
+    stat = [_roi(30, 24, 3, 20.0), _roi(30, 31, 3, 20.0), _roi(33, 24, 3, 20.0)]  # ROI 2: 3 px off the bright soma
+    r = run_in({"stat": stat, "roi_traces": flat, "spks": np.zeros((3, 300), np.float32), "event_noise": [0.05] * 3,
+                "diameter_px": 6.0, "mean_image": picture}, ["classify_cells"], {"fs": 15.0})
+    assert r["iscell"][0, 0] == 1 and r["iscell"][1, 0] == 1  # each owns its soma peak, though not isolated
+    assert r["iscell"][2, 0] == 0  # a residual beside a soma owns no peak

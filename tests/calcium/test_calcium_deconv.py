@@ -8,7 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from planexec.tools.calcium_metrics import event_f1, match_cells
-from planexec.tools.calcium_pipeline import load_code, run_in
+from planexec.tools.calcium_pipeline import load_code, run_chain, run_in
+from planexec.tools.calcium_synth import SynthParams, generate_synth
 
 
 def _planted(seed: int, n_cells: int = 4, frames: int = 400, fs: float = 15.0, tau: float = 0.7,
@@ -74,3 +75,13 @@ def test_numpy_oasis_matches_the_oasis_deconv_package() -> None:
         assert ours_c == pytest.approx(np.asarray(theirs_c), abs=1e-6)
         assert ours_s[1:] == pytest.approx(np.asarray(theirs_s)[1:], abs=1e-6)
         assert ours_s[0] == pytest.approx(ours_c[0])
+
+
+def test_the_event_threshold_moves_events_not_cells() -> None:
+    movie, _ = generate_synth(SynthParams(frames=200, size=64, cells=8, noise=0.08, neuropil=0.1), seed=11)
+    low = run_chain(movie, {"fs": 15.0, "event_threshold": 2.0})
+    high = run_chain(movie, {"fs": 15.0, "event_threshold": 5.0})
+    # classification counts its own clear spikes; the threshold reaches it only as OASIS's minimum spike size
+    assert np.array_equal(low["iscell"][:, 0], high["iscell"][:, 0])
+    assert np.allclose(low["iscell"][:, 1], high["iscell"][:, 1], atol=0.05)
+    assert len(high["events"]) < len(low["events"])

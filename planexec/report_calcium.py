@@ -30,11 +30,12 @@ _warm_lock = threading.Lock()
 _warm_started = False
 
 
-def warm_figure_imports() -> None:
-    """Import the report's drawing modules once per process, in the background.
+def warm_report_imports() -> None:
+    """Import what a calcium run's host side needs later, once per process, in the background.
 
-    Called when a run starts sandboxed analysis: the host only waits then, and a cold
-    matplotlib import (0.4 s) would otherwise come after the last step, on the run's clock.
+    Called when a movie is loaded: the host then mostly waits (for the sandbox's fork server, then
+    for the analysis), and these cold imports (matplotlib, the export and figure modules with
+    scipy.ndimage, jsonschema for tool arguments: about 1 s) would otherwise sit on the run's clock.
     """
     global _warm_started
     with _warm_lock:
@@ -43,11 +44,15 @@ def warm_figure_imports() -> None:
         _warm_started = True
 
     def load() -> None:
+        import jsonschema  # noqa: F401
         import matplotlib.backends.backend_agg  # noqa: F401
         import matplotlib.figure  # noqa: F401
         import matplotlib.patheffects  # noqa: F401
 
-    threading.Thread(target=load, name="planexec-figure-imports", daemon=True).start()
+        import planexec.tools.calcium_export  # noqa: F401
+        import planexec.tools.calcium_figures  # noqa: F401
+
+    threading.Thread(target=load, name="planexec-report-imports", daemon=True).start()
 
 
 def _attempt(outputs: dict[str, str], name: str, fn: Any) -> Any:

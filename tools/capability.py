@@ -14,7 +14,6 @@ from planexec.errors import ToolError
 from planexec.models import Evaluation, StepResult
 from planexec.params import resolve as resolve_params
 from planexec.protocols import SandboxSession, Store
-from planexec.report_calcium import warm_figure_imports
 from planexec.serialize import summarize
 from planexec.tools.base import ToolContext, ToolOutput
 from planexec.tools.code import publishable, session_for
@@ -63,7 +62,6 @@ class RunCapability:
     requires_approval = False
 
     def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
-        warm_figure_imports()  # the report draws these results; load its modules while the worker computes
         cap = _store(ctx).load(args["capability_id"])
         params = run_params(ctx)
         variables = {**(ctx.state.get("variables") or {}), "params": params}

@@ -18,9 +18,6 @@ class CalciumImages:
     def load(self, run: RunState) -> None:
         """The movie into the run's variables, its metadata and frame rate / pixel size into the run."""
         assert run.images is not None
-        from planexec.report_calcium import warm_report_imports
-
-        warm_report_imports()  # the run will mostly wait for the sandbox from here on
         stack, meta = _load_images(run.images, run.params.values)
         run.state.setdefault("variables", {})["images"] = stack
         run.state["stack_meta"] = meta

@@ -14,6 +14,7 @@ from planexec.errors import ToolError
 from planexec.models import Evaluation, StepResult
 from planexec.params import resolve as resolve_params
 from planexec.protocols import SandboxSession, Store
+from planexec.report_calcium import warm_report_imports
 from planexec.serialize import summarize
 from planexec.tools.base import ToolContext, ToolOutput
 from planexec.tools.code import publishable, session_for
@@ -62,6 +63,7 @@ class RunCapability:
     requires_approval = False
 
     def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+        warm_report_imports()  # the host only waits for the worker from here: load what the report needs later
         cap = _store(ctx).load(args["capability_id"])
         params = run_params(ctx)
         variables = {**(ctx.state.get("variables") or {}), "params": params}

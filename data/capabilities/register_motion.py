@@ -80,20 +80,53 @@ def _rigid(movie, taper, limit):
     ref = sample.mean(axis=0)
     band = _band(*ref.shape)
     for _ in range(2):
-        shifts, peak = _phase_shifts(sample, _ref_fft(ref, taper, band), taper, limit, band)
+        shifts, peak = _all_shifts(sample, _ref_fft(ref, taper, band), taper, limit, band)
         best = np.argsort(peak)[::-1][: max(len(sample) // 2, 1)]
         ref = np.mean([ndimage.shift(sample[i], -shifts[i], order=1, mode="nearest") for i in best], axis=0)
-    ref_fft = _ref_fft(ref, taper, band)
+    shifts, peaks = _all_shifts(movie, _ref_fft(ref, taper, band), taper, limit, band)
+    shifts -= np.median(shifts, axis=0)  # the reference's own position is arbitrary
+    return shifts, peaks, ref
+
+
+def _all_shifts(movie, ref_fft, taper, limit, band):
+    # In FFT batches of `chunk` frames, so memory does not grow with the number of frames.
     shifts = np.zeros((len(movie), 2))
     peaks = np.zeros(len(movie))
     for start in range(0, len(movie), chunk):
         shifts[start:start + chunk], peaks[start:start + chunk] = _phase_shifts(
             movie[start:start + chunk], ref_fft, taper, limit, band)
-    shifts -= np.median(shifts, axis=0)  # the reference's own position is arbitrary
-    return shifts, peaks, ref
+    return shifts, peaks
+
+
+class LazyRegistered:
+    # The registered movie as frames are read (a slice, index or index array on time, then on
+    # y/x): for a movie streamed from its file, whose registered float32 copy would not fit.
+    def __init__(self, source, correct):
+        self.source, self.correct = source, correct
+        self.shape, self.ndim, self.dtype = tuple(source.shape), 3, np.dtype(np.float32)
+
+    def __len__(self):
+        return self.shape[0]
+
+    def __getitem__(self, key):
+        key = key if isinstance(key, tuple) else (key,)
+        times = np.arange(self.shape[0])[key[0]]
+        frames = np.asarray(self.source[key[0]], dtype=np.float32)
+        if np.ndim(times) == 0:
+            return self.correct(frames, int(times))[key[1:]]
+        out = np.stack([self.correct(f, int(t)) for f, t in zip(frames, times)]) if len(times) else frames
+        return out[(slice(None),) + key[1:]]
+
+
+# A movie streamed from disk arrives in its file's pixel type; it, and any movie whose float32
+# copy exceeds 1 GB, is registered frame by frame as later steps read it.
+lazy = images.dtype != np.float32 or n_frames * height * width * 4 > 2 ** 30
 
 
 def _apply_rigid(movie, shifts):
+    if lazy:
+        return LazyRegistered(movie, lambda frame, t: ndimage.shift(frame, -shifts[t], order=1, mode="nearest")
+                              if np.any(np.abs(shifts[t]) > 1e-3) else frame)
     out = np.empty(movie.shape, dtype=np.float32)
     for t in range(len(movie)):
         if np.any(np.abs(shifts[t]) > 1e-3):
@@ -133,12 +166,17 @@ def _apply_field(movie, field, cy, cx):
     fy = np.interp(np.arange(h), cy, np.arange(len(cy)))
     fx = np.interp(np.arange(w), cx, np.arange(len(cx)))
     gy, gx = np.meshgrid(fy, fx, indexing="ij")
-    out = np.empty(movie.shape, dtype=np.float32)
-    for t in range(len(movie)):
+
+    def correct(frame, t):
         dy = ndimage.map_coordinates(field[t, :, :, 0], [gy, gx], order=1, mode="nearest")
         dx = ndimage.map_coordinates(field[t, :, :, 1], [gy, gx], order=1, mode="nearest")
-        out[t] = ndimage.map_coordinates(np.asarray(movie[t], dtype=np.float32), [rr + dy, cc + dx],
-                                         order=1, mode="nearest")
+        return ndimage.map_coordinates(frame, [rr + dy, cc + dx], order=1, mode="nearest")
+
+    if lazy:
+        return LazyRegistered(movie, correct)
+    out = np.empty(movie.shape, dtype=np.float32)
+    for t in range(len(movie)):
+        out[t] = correct(np.asarray(movie[t], dtype=np.float32), t)
     return out
 
 

@@ -1,0 +1,104 @@
+"""The movie a run analyses: loaded whole when small, the file itself memory-mapped when streamed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from planexec.errors import InputError
+from planexec.sandbox.session import file_backed
+from planexec.tools.calcium_meta import ASSUMED_FS
+from planexec.tools.calcium_source import RAW, SCALED, open_for_run
+
+
+def _movie(frames: int = 40, size: int = 24, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    return rng.integers(100, 4000, (frames, size, size)).astype(np.uint16)
+
+
+def test_a_small_movie_is_loaded_whole_as_unit_floats(tmp_path: Path) -> None:
+    raw = _movie()
+    np.save(tmp_path / "m.npy", raw)
+    movie = open_for_run(tmp_path / "m.npy", {})
+    assert not movie.streamed and movie.images.dtype == np.float32
+    np.testing.assert_allclose(movie.images, raw / 65535.0, rtol=1e-6)
+    assert movie.meta.describe()["intensity"] == SCALED
+
+
+def test_a_streamed_npy_reaches_the_sandbox_as_the_file_itself(tmp_path: Path) -> None:
+    raw = _movie()
+    np.save(tmp_path / "m.npy", raw)
+    movie = open_for_run(tmp_path / "m.npy", {"stream": "true", "fs": 20})
+    assert movie.streamed and movie.cache_dir is None
+    assert file_backed(movie.images) == str((tmp_path / "m.npy").resolve())  # mapped, not copied
+    np.testing.assert_array_equal(movie.images, raw)  # the file's own values
+    info = movie.meta.describe()
+    assert info["intensity"] == RAW and info["fs"] == 20 and info["shape"] == [40, 24, 24]
+    movie.close()
+    assert (tmp_path / "m.npy").is_file()  # the user's file is never removed
+
+
+@pytest.mark.parametrize("kind", ["tiff", "hdf5", "yxt"])
+def test_other_layouts_are_written_once_as_npy_and_removed_with_the_run(tmp_path: Path, kind: str) -> None:
+    raw = _movie()
+    if kind == "tiff":
+        import tifffile
+
+        path = tmp_path / "m.tif"
+        tifffile.imwrite(path, raw, imagej=True, metadata={"finterval": 0.05, "axes": "TYX"})
+    elif kind == "hdf5":
+        import h5py
+
+        path = tmp_path / "m.h5"
+        with h5py.File(path, "w") as f:
+            f.create_dataset("movie", data=raw).attrs["fs"] = 20.0
+    else:
+        path = tmp_path / "m.npy"
+        np.save(path, np.ascontiguousarray(np.moveaxis(raw, 0, -1)))  # H x W x T
+    movie = open_for_run(path, {"stream": True})
+    assert movie.streamed and movie.cache_dir is not None
+    assert file_backed(movie.images) == str(Path(movie.cache_dir, "movie.npy").resolve())
+    np.testing.assert_array_equal(movie.images, raw)
+    if kind != "yxt":
+        assert movie.meta.fs == pytest.approx(20.0)
+    cache = Path(movie.cache_dir)
+    movie.close()
+    assert not cache.exists()
+
+
+def test_streamed_movies_are_checked_like_loaded_ones(tmp_path: Path) -> None:
+    still = np.repeat(_movie(1, size=8), 20, axis=0)
+    np.save(tmp_path / "still.npy", still)
+    with pytest.raises(InputError, match="identical"):
+        open_for_run(tmp_path / "still.npy", {"stream": True})
+    np.save(tmp_path / "short.npy", _movie(5, size=4))
+    with pytest.raises(InputError, match="at least"):
+        open_for_run(tmp_path / "short.npy", {"stream": True})
+    np.save(tmp_path / "neg.npy", _movie().astype(np.float32) - 2000)
+    with pytest.raises(InputError, match="stream=false"):
+        open_for_run(tmp_path / "neg.npy", {"stream": True})
+    np.save(tmp_path / "blank.npy", np.zeros((20, 8, 8), np.uint8))
+    with pytest.raises(InputError, match="blank"):
+        open_for_run(tmp_path / "blank.npy", {"stream": True})
+
+
+def test_stream_needs_a_file_and_a_truth_value(tmp_path: Path) -> None:
+    from PIL import Image
+
+    for i, frame in enumerate((_movie(12) // 16).astype(np.uint8)):
+        Image.fromarray(frame).save(tmp_path / f"f{i:02d}.png")
+    with pytest.raises(InputError, match="folder of frames"):
+        open_for_run(tmp_path, {"stream": True})
+    np.save(tmp_path / "m.npy", _movie())
+    with pytest.raises(InputError, match="stream=true"):
+        open_for_run(tmp_path / "m.npy", {"stream": "maybe"})
+
+
+def test_an_unknown_frame_rate_is_said_to_be_assumed(tmp_path: Path) -> None:
+    np.save(tmp_path / "m.npy", _movie())
+    info = open_for_run(tmp_path / "m.npy", {}).meta.describe()
+    assert info["fs"] is None  # never a guessed number where a measured one belongs
+    assert info["fs_assumed_by_analyses"] == ASSUMED_FS
+    assert f"assumed {ASSUMED_FS:g} Hz" in info["fs_source"] and "frames" in info["fs_source"]

@@ -16,7 +16,7 @@ from planexec.events import Event
 from planexec.models import RunResult
 from planexec.report_calcium import calcium_outputs
 from planexec.report_code import standalone_script, time_axis_of
-from planexec.report_html import html
+from planexec.report_html import assumed_rate_note, html
 from planexec.report_json import ArrayStore, externalize
 from planexec.serialize import summarize, to_jsonable
 
@@ -107,6 +107,8 @@ def markdown(result: RunResult, record: dict[str, Any] | None = None, figures: l
     """A human-readable report of the run: input, parameters, plan, steps, figures shown inline, cells."""
     lines = [f"# planexec run: {result.request}", "", f"**Status:** {result.status}", "", "## Answer", "", result.answer, ""]
     record = record or {}
+    note = assumed_rate_note(record.get("inputs") or {})
+    lines += [f"> **Frame rate assumed.** {note}", ""] if note else []
     if record.get("inputs"):
         lines += ["## Input", "", "| field | value |", "|---|---|"]
         lines += [f"| {k} | {summarize(v, 200)} |" for k, v in record["inputs"].items()] + [""]

@@ -23,6 +23,18 @@ ASSUMED_FS = 10.0
 """The rate (Hz) analyses use when the movie records none and nobody gave one: an assumption, never a measurement."""
 ASSUMED_FS_NOTE = (f"not recorded and not given: analyses that need a rate assumed {ASSUMED_FS:g} Hz (baseline "
                    "window, segmentation bins, decay tau_used, per-second rates); times are in frames; pass --fs HZ")
+
+
+def assumed_rate_note(inputs: dict[str, Any]) -> str:
+    """The line a report shows when the analyses ran on an assumed frame rate ('' when it was known)."""
+    assumed = inputs.get("fs_assumed_by_analyses")
+    if inputs.get("fs") is not None or assumed is None:
+        return ""
+    return (f"Frame rate not recorded and not given: analyses that need one assumed {assumed:g} Hz. Values "
+            "derived from it (tau_used in s, baseline window, segmentation bins, events per second) hold only "
+            "if the movie was recorded at that rate; times are in frames. Pass --fs HZ.")
+
+
 _S_PER = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "min": 60.0, "h": 3600.0}
 
 

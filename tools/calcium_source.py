@@ -7,8 +7,10 @@ A run loads a movie as float32 in [0, 1] (`load_stack`) while that copy is small
 TIFF, HDF5 and other `.npy` layouts are first written once, a chunk at a time, as such a
 `.npy` in a temporary folder removed when the run ends (disk, not memory: the movie's size).
 
-Streamed values are the file's raw values (uint8 counts stay 0-255): ΔF/F, events, ROIs and
-cell counts do not depend on that scale, F and the mean image do (`intensity` in the inputs).
+A streamed `images` holds the file's raw values; registration (`register_motion`) reads
+integer pixels as fractions of their type's maximum, as `load_stack` scales a loaded movie, so
+F, the mean image and everything after them match a loaded run. Float pixels stay as they are
+(`intensity` in the inputs says which).
 """
 
 from __future__ import annotations
@@ -30,7 +32,8 @@ STREAM_BYTES = 1 << 30
 """Size of the float32 copy above which a run streams the movie from its file instead."""
 
 SCALED = "scaled to [0, 1] (divided by the pixel type's maximum)"
-RAW = "the file's raw pixel values (streamed from disk, not rescaled)"
+STREAMED = "scaled to [0, 1] as frames are read from disk (divided by the pixel type's maximum)"
+RAW = "the file's float values as they are (streamed from disk, not rescaled)"
 
 
 @dataclass
@@ -82,12 +85,12 @@ def open_for_run(path: str | Path, params: dict[str, Any]) -> RunMovie:
         meta.intensity = SCALED
         return RunMovie(images, meta, streamed=False)
     assert movie is not None
-    _check_streamed(movie)
+    high = _check_streamed(movie)
     meta = StackMeta(frames=movie.frames, height=movie.height, width=movie.width, dtype=str(movie.dtype),
                      source_files=[str(path)], path=str(path), acquisition=movie.acquisition,
                      axes_note=movie.axes_note, dataset=movie.dataset)
     meta.acquisition = meta.acquisition.with_overrides(params.get("fs"), params.get("pixel_size"))
-    meta.intensity = RAW
+    meta.intensity = STREAMED if movie.dtype.kind in "biu" or high <= 1.0 else RAW
     direct = _direct_npy(path, movie)
     if direct is not None:
         return RunMovie(direct, meta, streamed=True)
@@ -110,8 +113,9 @@ def _flag(value: Any) -> bool | None:
     raise InputError(f"stream={value!r} is not true or false; pass --param stream=true (or false)")
 
 
-def _check_streamed(movie: Movie, chunk: int = 64) -> None:
-    """`check_analysable` in one pass of `chunk` frames: enough frames, finite, non-negative, not constant."""
+def _check_streamed(movie: Movie, chunk: int = 64) -> float:
+    """`check_analysable` in one pass of `chunk` frames (enough frames, finite, non-negative, not
+    constant); returns the largest pixel value."""
     name = Path(movie.path).name
     if movie.frames < MIN_FRAMES:
         raise InputError(f"{name} has {movie.frames} frame(s); calcium analysis needs at least {MIN_FRAMES} "
@@ -134,6 +138,7 @@ def _check_streamed(movie: Movie, chunk: int = 64) -> None:
     if not changes:
         raise InputError(f"{name}: all {movie.frames} frames are identical, so nothing changes over time; "
                          "pass the recorded movie, not a repeated still image")
+    return hi
 
 
 def _direct_npy(path: Path, movie: Movie) -> np.ndarray | None:
@@ -158,4 +163,4 @@ def _write_npy(movie: Movie, target: Path, chunk: int = 64) -> np.ndarray:
     return np.load(target, mmap_mode="r", allow_pickle=False)
 
 
-__all__ = ["RAW", "SCALED", "STREAM_BYTES", "RunMovie", "open_for_run"]
+__all__ = ["RAW", "SCALED", "STREAMED", "STREAM_BYTES", "RunMovie", "open_for_run"]

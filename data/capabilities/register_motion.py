@@ -101,8 +101,9 @@ def _all_shifts(movie, ref_fft, taper, limit, band):
 class LazyRegistered:
     # The registered movie as frames are read (a slice, index or index array on time, then on
     # y/x): for a movie streamed from its file, whose registered float32 copy would not fit.
-    def __init__(self, source, correct):
-        self.source, self.correct = source, correct
+    # Frames are divided by `unit` as read (float32, as load_stack scales a loaded movie).
+    def __init__(self, source, correct, unit=1.0):
+        self.source, self.correct, self.unit = source, correct, np.float32(unit)
         self.shape, self.ndim, self.dtype = tuple(source.shape), 3, np.dtype(np.float32)
 
     def __len__(self):
@@ -112,6 +113,7 @@ class LazyRegistered:
         key = key if isinstance(key, tuple) else (key,)
         times = np.arange(self.shape[0])[key[0]]
         frames = np.asarray(self.source[key[0]], dtype=np.float32)
+        frames = frames / self.unit if self.unit != 1 else frames
         if np.ndim(times) == 0:
             return self.correct(frames, int(times))[key[1:]]
         out = np.stack([self.correct(f, int(t)) for f, t in zip(frames, times)]) if len(times) else frames
@@ -119,8 +121,13 @@ class LazyRegistered:
 
 
 # A movie streamed from disk arrives in its file's pixel type; it, and any movie whose float32
-# copy exceeds 1 GB, is registered frame by frame as later steps read it.
+# copy exceeds 1 GB, is registered frame by frame as later steps read it. Integer pixels are
+# read as fractions of their type's maximum, as a loaded movie is.
 lazy = images.dtype != np.float32 or n_frames * height * width * 4 > 2 ** 30
+source = images
+if lazy:
+    integer = np.issubdtype(images.dtype, np.integer)
+    source = LazyRegistered(images, lambda frame, t: frame, float(np.iinfo(images.dtype).max) if integer else 1.0)
 
 
 def _apply_rigid(movie, shifts):
@@ -185,15 +192,15 @@ if register_wanted is False or n_frames < 2:
     reg_offsets = np.zeros((n_frames, 2), dtype=np.float32)
     reg_peaks = np.ones(n_frames)
 else:
-    reg_offsets, reg_peaks, reg_reference = _rigid(images, taper, max_shift)
+    reg_offsets, reg_peaks, reg_reference = _rigid(source, taper, max_shift)
 # Estimation noise alone moves single frames; motion moves runs of frames, so look at a running median.
 steady = ndimage.median_filter(reg_offsets, size=(5, 1), mode="nearest") if n_frames > 1 else reg_offsets
 motion_detected = bool(np.percentile(np.hypot(*steady.T), 95) > motion_px) if n_frames > 1 else False
 if register_wanted or (register_wanted is None and motion_detected):
-    images_registered = _apply_rigid(images, reg_offsets)
+    images_registered = _apply_rigid(source, reg_offsets)
     registered = "rigid"
 else:
-    images_registered = images
+    images_registered = source
     registered = "none"
 nonrigid_residual = 0.0
 if n_frames > 1 and register_wanted is not False and nonrigid_wanted is not False and min(height, width) >= 48:

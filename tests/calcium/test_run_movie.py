@@ -10,7 +10,7 @@ import pytest
 from planexec.errors import InputError
 from planexec.sandbox.session import file_backed
 from planexec.tools.calcium_meta import ASSUMED_FS
-from planexec.tools.calcium_source import RAW, SCALED, open_for_run
+from planexec.tools.calcium_source import SCALED, STREAMED, open_for_run
 
 
 def _movie(frames: int = 40, size: int = 24, seed: int = 0) -> np.ndarray:
@@ -35,7 +35,7 @@ def test_a_streamed_npy_reaches_the_sandbox_as_the_file_itself(tmp_path: Path) -
     assert file_backed(movie.images) == str((tmp_path / "m.npy").resolve())  # mapped, not copied
     np.testing.assert_array_equal(movie.images, raw)  # the file's own values
     info = movie.meta.describe()
-    assert info["intensity"] == RAW and info["fs"] == 20 and info["shape"] == [40, 24, 24]
+    assert info["intensity"] == STREAMED and info["fs"] == 20 and info["shape"] == [40, 24, 24]
     movie.close()
     assert (tmp_path / "m.npy").is_file()  # the user's file is never removed
 
@@ -102,3 +102,68 @@ def test_an_unknown_frame_rate_is_said_to_be_assumed(tmp_path: Path) -> None:
     assert info["fs"] is None  # never a guessed number where a measured one belongs
     assert info["fs_assumed_by_analyses"] == ASSUMED_FS
     assert f"assumed {ASSUMED_FS:g} Hz" in info["fs_source"] and "frames" in info["fs_source"]
+
+
+def _run(path: Path, home: Path, **params: object) -> object:
+    from planexec import Config, Orchestrator
+
+    config = Config.from_env(home=home / "home", output_root=home / "out")
+    return Orchestrator(config=config).run("Count the cells in the images", images=path, params=params)
+
+
+@pytest.mark.slow
+def test_a_streamed_run_finds_what_the_loaded_run_finds(tmp_path: Path) -> None:
+    """Same registration, cells, classification, events and traces."""
+    from planexec.tools.calcium_synth import kind
+
+    movie, _ = kind("drift_rigid", seed=3)
+    raw = np.round(movie / movie.max() * 60000).astype(np.uint16)
+    np.save(tmp_path / "m.npy", raw)
+    loaded = _run(tmp_path / "m.npy", tmp_path / "a", fs=15.0)
+    streamed = _run(tmp_path / "m.npy", tmp_path / "b", fs=15.0, stream=True)
+    assert loaded.status == streamed.status == "succeeded", (loaded.errors, streamed.errors)
+    a, b = loaded.results, streamed.results
+    assert a["registered"] == b["registered"] != "none"  # registered frames were read lazily
+    assert b["n_cells"] == a["n_cells"] >= 10
+    np.testing.assert_array_equal(np.asarray(b["iscell"])[:, 0], np.asarray(a["iscell"])[:, 0])
+    assert b["n_transients"] == a["n_transients"]
+    plane_a = Path(loaded.output_dir) / "suite2p" / "plane0"
+    plane_b = Path(streamed.output_dir) / "suite2p" / "plane0"
+    np.testing.assert_allclose(np.load(plane_b / "F.npy"), np.load(plane_a / "F.npy"), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(np.load(plane_b / "dff.npy"), np.load(plane_a / "dff.npy"), rtol=1e-4, atol=1e-6)
+    inputs = np.load(plane_b / "ops.npy", allow_pickle=True).item()["inputs"]
+    assert inputs["intensity"] == STREAMED and inputs["fs"] == 15.0
+
+
+def test_event_rates_are_per_second_only_when_the_rate_is_known() -> None:
+    from planexec.tools.calcium_pipeline import run_in
+
+    dff = np.zeros((2, 200), np.float32)
+    events = [{"cell": 0, "frame": f, "amplitude": 1.0} for f in (10, 50, 90, 130)] + [{"cell": 1, "frame": 7, "amplitude": 2.0}]
+    known = run_in({"dff": dff, "events": events}, ["event_statistics"], {"fs": 20.0})
+    assert known["event_rate_unit"] == "events/s"
+    np.testing.assert_allclose(known["event_rate"], [4 / 10.0, 1 / 10.0])  # 200 frames at 20 Hz = 10 s
+    unknown = run_in({"dff": dff, "events": events}, ["event_statistics"], {})
+    assert unknown["event_rate_unit"].startswith("events/frame")
+    np.testing.assert_allclose(unknown["event_rate"], [4 / 200, 1 / 200])
+
+
+def test_a_run_without_a_frame_rate_says_its_rate_was_assumed(tmp_path: Path) -> None:
+    from planexec import Config, Orchestrator
+    from planexec.tools.calcium_synth import generate_synth
+
+    movie, _ = generate_synth(frames=120, size=64, cells=6, seed=2)
+    np.save(tmp_path / "m.npy", np.round(movie / movie.max() * 250).astype(np.uint8))
+    config = Config.from_env(home=tmp_path / "home", output_root=tmp_path / "out")
+    result = Orchestrator(config=config).run("Detect calcium transients and measure their amplitude",
+                                             images=tmp_path / "m.npy", params={"stream": True})
+    assert result.status == "succeeded", result.errors
+    assert result.results["event_rate_unit"].startswith("events/frame")
+    assert result.params["values"]["fs"] is None and "assume" in result.params["sources"]["fs"]
+    out = Path(result.output_dir)
+    assert "Frame rate assumed." in (out / "report.md").read_text()
+    assert 'id="rate-note"' in (out / "report.html").read_text()
+    import json
+
+    inputs = json.loads((out / "report.json").read_text())["inputs"]
+    assert inputs["fs"] is None and inputs["fs_assumed_by_analyses"] == ASSUMED_FS

@@ -74,8 +74,10 @@ def _tree(root: int) -> list[int]:
     return found
 
 
-def _memory(pids: list[int]) -> tuple[int, int]:
+def _memory(pids: list[int]) -> tuple[int, int, dict[str, int]]:
+    """Summed VmRSS and RssAnon of `pids`, and RssAnon per process (named by pid and command)."""
     rss = anon = 0
+    each: dict[str, int] = {}
     for pid in pids:
         try:
             with open(f"/proc/{pid}/status") as fh:
@@ -84,9 +86,19 @@ def _memory(pids: list[int]) -> tuple[int, int]:
                         rss += int(line.split()[1]) * 1024
                     elif line.startswith("RssAnon:"):
                         anon += int(line.split()[1]) * 1024
+                        each[f"{pid}"] = int(line.split()[1]) * 1024
+            with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                name = fh.read().replace(b"\0", b" ").decode(errors="replace").strip()
+            each[f"{pid} {_short(name)}"] = each.pop(f"{pid}", 0)
         except OSError:
             continue
-    return rss, anon
+    return rss, anon, each
+
+
+def _short(cmd: str) -> str:
+    if "forkserver" in cmd:
+        return "sandbox (fork server / worker)"
+    return "planexec run" if " run " in f" {cmd} " else cmd[:40]
 
 
 @dataclass
@@ -98,6 +110,8 @@ class Measured:
     peak_rss: int
     peak_anon: int
     status: str
+    at_peak: dict[str, int]
+    """RssAnon per process when the tree's RssAnon peaked."""
 
 
 def measure(movie: Path, out: Path, extra: list[str], fs: float, timeout: float) -> Measured:
@@ -108,11 +122,15 @@ def measure(movie: Path, out: Path, extra: list[str], fs: float, timeout: float)
     started = time.perf_counter()
     child = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     peak = [0, 0]
+    at_peak: dict[str, int] = {}
     done = threading.Event()
 
     def sample() -> None:
         while not done.is_set():
-            rss, anon = _memory(_tree(child.pid))
+            rss, anon, each = _memory(_tree(child.pid))
+            if anon > peak[1]:
+                at_peak.clear()
+                at_peak.update(each)
             peak[0], peak[1] = max(peak[0], rss), max(peak[1], anon)
             time.sleep(0.05)
 
@@ -127,7 +145,7 @@ def measure(movie: Path, out: Path, extra: list[str], fs: float, timeout: float)
     except ValueError:
         raise SystemExit(f"planexec run failed (exit {child.returncode}): {stderr.strip()[-2000:]}") from None
     cells = (report.get("results") or {}).get("n_cells")
-    return Measured(cells, wall, peak[0], peak[1], str(report.get("status")))
+    return Measured(cells, wall, peak[0], peak[1], str(report.get("status")), dict(at_peak))
 
 
 def main() -> None:
@@ -162,6 +180,8 @@ def main() -> None:
                 r = measure(movie, Path(tmp) / f"out_{frames}_{name}", extra, args.fs, args.timeout)
                 print(f"{frames:>7} {size / gb:>9.2f} {name:>9} {r.peak_rss / gb:>12.2f} {r.peak_anon / gb:>13.2f} "
                       f"{r.peak_rss / size:>10.2f} {r.wall:>8.1f} {r.cells!s:>6}  {r.status}", flush=True)
+                top = sorted(r.at_peak.items(), key=lambda kv: -kv[1])[:4]
+                print("        at the anon peak: " + ", ".join(f"{k} {v / gb:.2f} GB" for k, v in top), flush=True)
             movie.unlink()
     print("goal: well under suite2p's 2.8 GB on 2,000 frames; 10,000 frames near the 2,000-frame peak")
 

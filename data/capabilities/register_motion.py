@@ -112,12 +112,17 @@ class LazyRegistered:
     def __getitem__(self, key):
         key = key if isinstance(key, tuple) else (key,)
         times = np.arange(self.shape[0])[key[0]]
-        frames = np.asarray(self.source[key[0]], dtype=np.float32)
-        frames = frames / self.unit if self.unit != 1 else frames
+        block = self.source[key[0]]
+        # corrected in place: a copy of our own, never a view of the (memory-mapped) input
+        frames = np.asarray(block, dtype=np.float32) if isinstance(self.source, LazyRegistered) else \
+            np.array(block, dtype=np.float32)
+        if self.unit != 1:
+            frames /= self.unit
         if np.ndim(times) == 0:
             return self.correct(frames, int(times))[key[1:]]
-        out = np.stack([self.correct(f, int(t)) for f, t in zip(frames, times)]) if len(times) else frames
-        return out[(slice(None),) + key[1:]]
+        for i, t in enumerate(times):
+            frames[i] = self.correct(frames[i], int(t))
+        return frames[(slice(None),) + key[1:]]
 
 
 # A movie streamed from disk arrives in its file's pixel type; it, and any movie whose float32

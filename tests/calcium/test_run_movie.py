@@ -167,3 +167,33 @@ def test_a_run_without_a_frame_rate_says_its_rate_was_assumed(tmp_path: Path) ->
 
     inputs = json.loads((out / "report.json").read_text())["inputs"]
     assert inputs["fs"] is None and inputs["fs_assumed_by_analyses"] == ASSUMED_FS
+
+
+def _bench() -> object:
+    """benchmarks/bench_calcium_memory.py: its movie writer and its process-tree memory sampler."""
+    import importlib.util
+    import sys
+
+    from tests.conftest import REPO
+
+    spec = importlib.util.spec_from_file_location("bench_calcium_memory", REPO / "benchmarks" / "bench_calcium_memory.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.slow
+def test_a_streamed_planexec_run_holds_no_float32_copy_of_the_movie(tmp_path: Path) -> None:
+    """Real `planexec run` subprocesses on one movie: streamed and loaded whole find the same cells,
+    and the loaded run's process tree holds the float32 movie (4x the file) that the streamed one does not."""
+    bench = _bench()
+    movie = tmp_path / "m.npy"
+    bench.write_movie(movie, 800, 256)
+    size = movie.stat().st_size
+    streamed = bench.measure(movie, tmp_path / "s", ["--param", "stream=true"], 30.0, 1800)
+    loaded = bench.measure(movie, tmp_path / "l", ["--param", "stream=false"], 30.0, 1800)
+    assert streamed.status == loaded.status == "succeeded"
+    assert streamed.cells == loaded.cells
+    assert loaded.peak_anon - streamed.peak_anon > 2 * size, (streamed.peak_anon, loaded.peak_anon, size)

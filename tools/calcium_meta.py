@@ -22,7 +22,8 @@ _UM_PER = {"um": 1.0, "µm": 1.0, "micron": 1.0, "microns": 1.0, "micrometer": 1
 ASSUMED_FS = 10.0
 """The rate (Hz) analyses use when the movie records none and nobody gave one: an assumption, never a measurement."""
 ASSUMED_FS_NOTE = (f"not recorded and not given: analyses that need a rate assumed {ASSUMED_FS:g} Hz (baseline "
-                   "window, segmentation bins, decay tau_used, per-second rates); times are in frames; pass --fs HZ")
+                   "window, segmentation bins, decay tau_used, events_per_min of cell_features); times are in frames; "
+                   "pass --fs HZ")
 
 
 def assumed_rate_note(inputs: dict[str, Any]) -> str:
@@ -31,7 +32,7 @@ def assumed_rate_note(inputs: dict[str, Any]) -> str:
     if inputs.get("fs") is not None or assumed is None:
         return ""
     return (f"Frame rate not recorded and not given: analyses that need one assumed {assumed:g} Hz. Values "
-            "derived from it (tau_used in s, baseline window, segmentation bins, events per second) hold only "
+            "derived from it (tau_used in s, baseline window, segmentation bins, events_per_min of cell_features) hold only "
             "if the movie was recorded at that rate; times are in frames. Pass --fs HZ.")
 
 

@@ -50,6 +50,14 @@ def _image(path: Path) -> str:
     return f'<figure><img alt="{escape(path.name)}" src="data:image/png;base64,{data}"><figcaption>{escape(path.name)}</figcaption></figure>'
 
 
+def scalar_results(results: dict[str, Any]) -> dict[str, Any]:
+    """The run's single-number and text results, without converting its arrays (MBs of traces) to lists."""
+    import numpy as np
+
+    plain = {k: v for k, v in results.items() if isinstance(v, (int, float, str, bool, np.generic))}
+    return {k: v for k, v in to_jsonable(plain).items() if isinstance(v, (int, float, str, bool))}
+
+
 def html(result: RunResult, record: dict[str, Any], figures: list[Path], cells: list[Any], code: str) -> str:
     """The page for `result`; `record` holds inputs, version and outputs (as in report.json)."""
     parts = [
@@ -81,7 +89,7 @@ def html(result: RunResult, record: dict[str, Any], figures: list[Path], cells: 
         rows = [dataclasses.astuple(c) for c in cells]
         head = [f.name for f in dataclasses.fields(cells[0])]
         parts += [f"<h2>Cells ({len(cells)})</h2>", _table([list(r) for r in rows], head, set(range(len(head))))]
-    scalars = {k: v for k, v in to_jsonable(result.results).items() if isinstance(v, (int, float, str, bool))}
+    scalars = scalar_results(result.results)
     if scalars:
         parts += ["<h2>Key results</h2>", _table([[k, v] for k, v in scalars.items()], ["name", "value"])]
     outputs = record.get("outputs") or {}

@@ -16,9 +16,9 @@ from planexec.events import Event
 from planexec.models import RunResult
 from planexec.report_calcium import calcium_outputs
 from planexec.report_code import standalone_script, time_axis_of
-from planexec.report_html import html
-from planexec.report_json import ArrayStore, externalize
-from planexec.serialize import summarize, to_jsonable
+from planexec.report_html import assumed_rate_note, html, scalar_results
+from planexec.report_json import ArrayStore, arrays_to_files, externalize
+from planexec.serialize import summarize
 
 
 def new_run_dir(root: Path) -> Path:
@@ -86,8 +86,8 @@ def write_reports(result: RunResult, state: dict[str, Any]) -> None:
         (out / "generated_code.py").write_text(code, encoding="utf-8")
         record["outputs"]["generated_code"] = "generated_code.py"
     record["outputs"]["report_html"] = "report.html"
-    data = {**result.to_dict(), **record}
-    report = externalize(data, ArrayStore(out))
+    store = ArrayStore(out)
+    report = externalize({**arrays_to_files(result, store).to_dict(), **record}, store)
     (out / "report.json").write_text(json.dumps(report), encoding="utf-8")
     figures = calcium.figures + [Path(a) for a in result.artifacts if a.endswith(".png") and Path(a).is_file()]
     (out / "report.md").write_text(markdown(result, record, figures, calcium.cells), encoding="utf-8")
@@ -107,6 +107,8 @@ def markdown(result: RunResult, record: dict[str, Any] | None = None, figures: l
     """A human-readable report of the run: input, parameters, plan, steps, figures shown inline, cells."""
     lines = [f"# planexec run: {result.request}", "", f"**Status:** {result.status}", "", "## Answer", "", result.answer, ""]
     record = record or {}
+    note = assumed_rate_note(record.get("inputs") or {})
+    lines += [f"> **Frame rate assumed.** {note}", ""] if note else []
     if record.get("inputs"):
         lines += ["## Input", "", "| field | value |", "|---|---|"]
         lines += [f"| {k} | {summarize(v, 200)} |" for k, v in record["inputs"].items()] + [""]
@@ -132,7 +134,7 @@ def markdown(result: RunResult, record: dict[str, Any] | None = None, figures: l
             lines += [f"  - concern: {c}" for c in s.evaluation.concerns]
         lines.append("")
     lines += _params_table(result.params)
-    scalars = {k: v for k, v in to_jsonable(result.results).items() if isinstance(v, (int, float, str, bool))}
+    scalars = scalar_results(result.results)
     if scalars:
         lines += ["## Key results", "", "| name | value |", "|---|---|"]
         lines += [f"| {k} | {summarize(v, 120)} |" for k, v in scalars.items()]

@@ -84,7 +84,11 @@ def _to_unit(raw):
 
 
 def load_movie(path, time_axis=TIME_AXIS):
-    """The movie as float32 T x H x W in [0, 1]: integers divided by their type's maximum."""
+    """The movie as float32 T x H x W in [0, 1]: integers divided by their type's maximum.
+
+    A .npy of unsigned integers whose float32 copy would exceed 1 GB stays on disk, memory-mapped
+    read-only; registration then reads it a block of frames at a time, as planexec does.
+    """
     from skimage import io
 
     path = Path(path)
@@ -102,7 +106,9 @@ def load_movie(path, time_axis=TIME_AXIS):
             pieces.append(frame.reshape(-1, *frame.shape[-2:]))
         raw = np.concatenate(pieces)
     elif path.suffix.lower() == ".npy":
-        raw = np.moveaxis(np.load(path, allow_pickle=False), time_axis, 0)
+        raw = np.moveaxis(np.load(path, mmap_mode="r", allow_pickle=False), time_axis, 0)
+        if raw.dtype.kind == "u" and raw.size * 4 > 2 ** 30:
+            return raw
     else:
         raw = io.imread(path)
         raw = raw.reshape(-1, *raw.shape[-2:])

@@ -16,6 +16,7 @@ from typing import Any
 
 from planexec.models import RunResult
 from planexec.serialize import summarize, to_jsonable
+from planexec.tools.calcium_meta import assumed_rate_note
 
 _STYLE = """
 body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
@@ -23,7 +24,7 @@ table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border:1px solid #ccc;p
 th{background:#f2f2f2}.status{font-weight:bold;padding:2px 8px;border-radius:4px}
 .succeeded{background:#d4f4d4}.partial{background:#fff1c2}.failed,.aborted,.rejected{background:#f8d0d0}
 img{max-width:100%;border:1px solid #ddd;margin:.5em 0}pre{background:#f7f7f7;padding:1em;overflow-x:auto;font-size:12px}
-td.num{text-align:right;font-variant-numeric:tabular-nums}
+td.num{text-align:right;font-variant-numeric:tabular-nums}.warn{background:#fff1c2;padding:.5em}
 """
 
 
@@ -49,6 +50,14 @@ def _image(path: Path) -> str:
     return f'<figure><img alt="{escape(path.name)}" src="data:image/png;base64,{data}"><figcaption>{escape(path.name)}</figcaption></figure>'
 
 
+def scalar_results(results: dict[str, Any]) -> dict[str, Any]:
+    """The run's single-number and text results, without converting its arrays (MBs of traces) to lists."""
+    import numpy as np
+
+    plain = {k: v for k, v in results.items() if isinstance(v, (int, float, str, bool, np.generic))}
+    return {k: v for k, v in to_jsonable(plain).items() if isinstance(v, (int, float, str, bool))}
+
+
 def html(result: RunResult, record: dict[str, Any], figures: list[Path], cells: list[Any], code: str) -> str:
     """The page for `result`; `record` holds inputs, version and outputs (as in report.json)."""
     parts = [
@@ -60,6 +69,8 @@ def html(result: RunResult, record: dict[str, Any], figures: list[Path], cells: 
         "<h2>Answer</h2>", f"<pre id=\"answer\">{escape(result.answer)}</pre>",
     ]
     inputs = record.get("inputs") or {}
+    if assumed_rate_note(inputs):
+        parts.append(f"<p class=\"warn\" id=\"rate-note\"><b>Frame rate assumed.</b> {escape(assumed_rate_note(inputs))}</p>")
     if inputs:
         parts += ["<h2>Input</h2>", _table([[k, v] for k, v in inputs.items()], ["field", "value"])]
     params, sources = (result.params or {}).get("values") or {}, (result.params or {}).get("sources") or {}
@@ -78,7 +89,7 @@ def html(result: RunResult, record: dict[str, Any], figures: list[Path], cells: 
         rows = [dataclasses.astuple(c) for c in cells]
         head = [f.name for f in dataclasses.fields(cells[0])]
         parts += [f"<h2>Cells ({len(cells)})</h2>", _table([list(r) for r in rows], head, set(range(len(head))))]
-    scalars = {k: v for k, v in to_jsonable(result.results).items() if isinstance(v, (int, float, str, bool))}
+    scalars = scalar_results(result.results)
     if scalars:
         parts += ["<h2>Key results</h2>", _table([[k, v] for k, v in scalars.items()], ["name", "value"])]
     outputs = record.get("outputs") or {}

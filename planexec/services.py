@@ -85,6 +85,8 @@ class Services:
     """What the run already wrote to its checkpoint journal."""
     run_log: Lazy[RunLog] = field(default_factory=Lazy)
     """run.log, one line per event."""
+    movie: Lazy[Any] = field(default_factory=Lazy)
+    """The run's opened --images input (closed with the run: removes a temporary copy of a streamed movie)."""
 
     sandbox: Sandbox | None = None
     """Where sessions open; None: the real confined `planexec.sandbox.Sandbox`, sized for the run."""

@@ -18,8 +18,9 @@ class CalciumImages:
     def load(self, run: RunState) -> None:
         """The movie into the run's variables, its metadata and frame rate / pixel size into the run."""
         assert run.images is not None
-        stack, meta = _load_images(run.images, run.params.values)
-        run.state.setdefault("variables", {})["images"] = stack
+        movie = _load_images(run.images, run.params.values)
+        run.services.movie.set(movie)  # closed with the run: removes a temporary copy of the movie
+        run.state.setdefault("variables", {})["images"], meta = movie.images, movie.meta
         run.state["stack_meta"] = meta
         _acquisition_into_params(run, meta)
         for warning in [*(getattr(meta, "skipped", ()) or ()), *([meta.axes_note] if meta.axes_note else [])]:
@@ -37,14 +38,12 @@ class CalciumImages:
         )
 
 
-def _load_images(path: Path, params: dict[str, Any]) -> tuple[Any, Any]:
-    """The movie and what was loaded; `params` may name fs, pixel_size, an HDF5 dataset and the axes."""
-    from planexec.tools.calcium_io import check_analysable, load_stack
+def _load_images(path: Path, params: dict[str, Any]) -> Any:
+    """The movie (loaded whole, or memory-mapped when large) and what was loaded; `params` may name
+    fs, pixel_size, an HDF5 dataset, the axes and stream."""
+    from planexec.tools.calcium_source import open_for_run
 
-    images, meta = load_stack(path, dataset=params.get("dataset"), axes=params.get("axes"),
-                              fs=params.get("fs"), pixel_size=params.get("pixel_size"))
-    check_analysable(images, meta)
-    return images, meta
+    return open_for_run(path, params)
 
 
 def _acquisition_into_params(run: RunState, meta: Any) -> None:
@@ -61,5 +60,8 @@ def _acquisition_into_params(run: RunState, meta: Any) -> None:
             run.params.values[key], run.params.sources[key] = value, source
             values[key] = value
     if acq.fs is None and run.params.values.get("fs") is None:
-        run.bus.emit(LogMessage("warning", "the movie records no frame rate and none was given: analyses that need "
-                                           "one assume 10 Hz, times are reported in frames; pass --fs HZ"))
+        from planexec.tools.calcium_meta import ASSUMED_FS
+
+        run.params.sources["fs"] = f"not recorded, not given: analyses assume {ASSUMED_FS:g} Hz"
+        run.bus.emit(LogMessage("warning", f"the movie records no frame rate and none was given: analyses that need "
+                                           f"one assume {ASSUMED_FS:g} Hz, times are reported in frames; pass --fs HZ"))

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from planexec.errors import InputError
-from planexec.tools.calcium_meta import Acquisition, from_tiff
+from planexec.tools.calcium_meta import ASSUMED_FS, ASSUMED_FS_NOTE, Acquisition, from_tiff
 from planexec.tools.calcium_movie import HDF5_SUFFIXES, open_movie
 
 PNG_SUFFIXES = (".png",)
@@ -43,6 +43,8 @@ class StackMeta:
     axes_note: str = ""
     """How the time axis was chosen, when the file did not say (empty otherwise)."""
     dataset: str = ""
+    intensity: str = ""
+    """What the analysed values are: scaled to [0, 1], or the file's raw values (a streamed movie)."""
 
     @property
     def fs(self) -> float | None:
@@ -55,8 +57,10 @@ class StackMeta:
     def describe(self) -> dict[str, object]:
         """What a report records about the input: path, shape, dtype, fs, pixel size and their sources."""
         acq = self.acquisition
+        rate = {"fs": acq.fs, "fs_source": acq.fs_source} if acq.fs is not None else {
+            "fs": None, "fs_source": ASSUMED_FS_NOTE, "fs_assumed_by_analyses": ASSUMED_FS}
         return {"path": self.path, "dataset": self.dataset or None, "shape": [self.frames, self.height, self.width],
-                "dtype": self.dtype, "fs": acq.fs, "fs_source": acq.fs_source or "not recorded",
+                "dtype": self.dtype, **rate, **({"intensity": self.intensity} if self.intensity else {}),
                 "pixel_size_um": acq.pixel_size, "pixel_size_source": acq.pixel_size_source or "not recorded",
                 "axes_note": self.axes_note or None, "skipped_frames": len(self.skipped)}
 

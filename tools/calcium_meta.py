@@ -19,6 +19,23 @@ from planexec.errors import InputError
 _UM_PER = {"um": 1.0, "µm": 1.0, "micron": 1.0, "microns": 1.0, "micrometer": 1.0, "nm": 1e-3,
            "mm": 1e3, "cm": 1e4, "m": 1e6, "\\u00B5m": 1.0}
 # seconds per unit, for OME's TimeIncrementUnit
+ASSUMED_FS = 10.0
+"""The rate (Hz) analyses use when the movie records none and nobody gave one: an assumption, never a measurement."""
+ASSUMED_FS_NOTE = (f"not recorded and not given: analyses that need a rate assumed {ASSUMED_FS:g} Hz (baseline "
+                   "window, segmentation bins, decay tau_used, events_per_min of cell_features); times are in frames; "
+                   "pass --fs HZ")
+
+
+def assumed_rate_note(inputs: dict[str, Any]) -> str:
+    """The line a report shows when the analyses ran on an assumed frame rate ('' when it was known)."""
+    assumed = inputs.get("fs_assumed_by_analyses")
+    if inputs.get("fs") is not None or assumed is None:
+        return ""
+    return (f"Frame rate not recorded and not given: analyses that need one assumed {assumed:g} Hz. Values "
+            "derived from it (tau_used in s, baseline window, segmentation bins, events_per_min of cell_features) hold only "
+            "if the movie was recorded at that rate; times are in frames. Pass --fs HZ.")
+
+
 _S_PER = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "min": 60.0, "h": 3600.0}
 
 

@@ -15,9 +15,14 @@ from planexec.errors import ToolError
 from planexec.llm.base import Message
 from planexec.protocols import SandboxSession
 from planexec.sandbox import ExecutionResult, Sandbox
+from planexec.sandbox.handle import file_backed
 from planexec.tools.base import ToolContext, ToolOutput
 from planexec.tools.decorator import tool
 
+STREAMED_MEMORY_MB = 8192
+"""Memory cap of a session whose movie is streamed: working memory, whatever the movie's length."""
+RUN_MAX_ARRAYS = 8192
+"""Arrays one step may return: segment_cells' stat holds 3 per ROI, and a 512x512 field has hundreds of ROIs."""
 _FENCE = re.compile(r"```(?:python|py)?\s*\n(.*?)```", re.DOTALL | re.IGNORECASE)
 
 CODER_SYSTEM = """You write Python analysis code that runs in a sandbox.
@@ -35,9 +40,14 @@ def session_for(ctx: ToolContext) -> SandboxSession:
     def factory() -> SandboxSession:
         if ctx.services.sandbox is not None:
             return ctx.services.sandbox.session(variables)
-        # Room for the run's image stack: it arrives memory-mapped, but analyses copy it.
-        movie_mb = int(getattr(variables.get("images"), "nbytes", 0) / 2**20)
-        sandbox = Sandbox(timeout=max(60.0, movie_mb / 5), memory_mb=max(1536, 4 * movie_mb + 512))
+        # Room for the run's image stack: a loaded one arrives memory-mapped, but analyses copy it;
+        # a streamed one (a read-only map of the movie's file) is read a chunk at a time.
+        images = variables.get("images")
+        movie_mb = int(4 * getattr(images, "size", 0) / 2**20)  # as float32, what the analysis time scales with
+        streamed = file_backed(images) is not None
+        memory_mb = STREAMED_MEMORY_MB if streamed else max(1536, 4 * movie_mb + 512)
+        sandbox = Sandbox(timeout=max(60.0, movie_mb / 5), memory_mb=memory_mb)
+        sandbox.max_arrays = RUN_MAX_ARRAYS
         return sandbox.session(variables)
 
     session = ctx.services.session.get(factory)

@@ -59,8 +59,9 @@ cell_matrix = _matrix(cell_rows, cell_w)
 ring_matrix = _matrix(ring_rows, ring_w)
 F = np.zeros((n_rois, n_frames), dtype=np.float32)
 Fneu = np.zeros((n_rois, n_frames), dtype=np.float32)
-for start in range(0, n_frames, 256):
-    block = np.asarray(movie[start:start + 256], dtype=np.float32).reshape(-1, height * width)
+block_frames = int(np.clip(2 ** 24 // max(height * width, 1), 16, 256))  # 16 MB of pixels: 64 frames of 512x512
+for start in range(0, n_frames, block_frames):
+    block = np.asarray(movie[start:start + block_frames], dtype=np.float32).reshape(-1, height * width)
     F[:, start:start + len(block)] = (cell_matrix @ block.T).astype(np.float32)
     Fneu[:, start:start + len(block)] = (ring_matrix @ block.T).astype(np.float32)
 roi_traces = (F - neuropil_coefficient * Fneu).astype(np.float32)

@@ -88,20 +88,65 @@ def _rigid(movie, taper, limit):
     ref = sample.mean(axis=0)
     band = _band(*ref.shape)
     for _ in range(2):
-        shifts, peak = _phase_shifts(sample, _ref_fft(ref, taper, band), taper, limit, band)
+        shifts, peak = _all_shifts(sample, _ref_fft(ref, taper, band), taper, limit, band)
         best = np.argsort(peak)[::-1][: max(len(sample) // 2, 1)]
         ref = np.mean([ndimage.shift(sample[i], -shifts[i], order=1, mode="nearest") for i in best], axis=0)
-    ref_fft = _ref_fft(ref, taper, band)
+    shifts, peaks = _all_shifts(movie, _ref_fft(ref, taper, band), taper, limit, band)
+    shifts -= np.median(shifts, axis=0)  # the reference's own position is arbitrary
+    return shifts, peaks, ref
+
+
+def _all_shifts(movie, ref_fft, taper, limit, band):
+    # In FFT batches of `chunk` frames, so memory does not grow with the number of frames.
     shifts = np.zeros((len(movie), 2))
     peaks = np.zeros(len(movie))
     for start in range(0, len(movie), chunk):
         shifts[start:start + chunk], peaks[start:start + chunk] = _phase_shifts(
             movie[start:start + chunk], ref_fft, taper, limit, band)
-    shifts -= np.median(shifts, axis=0)  # the reference's own position is arbitrary
-    return shifts, peaks, ref
+    return shifts, peaks
+
+
+class LazyRegistered:
+    # The registered movie as frames are read (a slice, index or index array on time, then on
+    # y/x): for a movie streamed from its file, whose registered float32 copy would not fit.
+    # Frames are divided by `unit` as read (float32, as load_stack scales a loaded movie).
+    def __init__(self, source, correct, unit=1.0):
+        self.source, self.correct, self.unit = source, correct, np.float32(unit)
+        self.shape, self.ndim, self.dtype = tuple(source.shape), 3, np.dtype(np.float32)
+
+    def __len__(self):
+        return self.shape[0]
+
+    def __getitem__(self, key):
+        key = key if isinstance(key, tuple) else (key,)
+        times = np.arange(self.shape[0])[key[0]]
+        block = self.source[key[0]]
+        # corrected in place: a copy of our own, never a view of the (memory-mapped) input
+        frames = np.asarray(block, dtype=np.float32) if isinstance(self.source, LazyRegistered) else \
+            np.array(block, dtype=np.float32)
+        if self.unit != 1:
+            frames /= self.unit
+        if np.ndim(times) == 0:
+            return self.correct(frames, int(times))[key[1:]]
+        for i, t in enumerate(times):
+            frames[i] = self.correct(frames[i], int(t))
+        return frames[(slice(None),) + key[1:]]
+
+
+# A movie streamed from disk arrives in its file's pixel type; it, and any movie whose float32
+# copy exceeds 1 GB, is registered frame by frame as later steps read it. Integer pixels are
+# read as fractions of their type's maximum, as a loaded movie is.
+lazy = images.dtype != np.float32 or n_frames * height * width * 4 > 2 ** 30
+source = images
+if lazy:
+    integer = np.issubdtype(images.dtype, np.integer)
+    source = LazyRegistered(images, lambda frame, t: frame, float(np.iinfo(images.dtype).max) if integer else 1.0)
 
 
 def _apply_rigid(movie, shifts):
+    if lazy:
+        return LazyRegistered(movie, lambda frame, t: ndimage.shift(frame, -shifts[t], order=1, mode="nearest")
+                              if np.any(np.abs(shifts[t]) > 1e-3) else frame)
     out = np.empty(movie.shape, dtype=np.float32)
     for t in range(len(movie)):
         if np.any(np.abs(shifts[t]) > 1e-3):
@@ -165,12 +210,17 @@ def _apply_field(movie, field, cy, cx):
     h, w = movie.shape[1:]
     rr, cc = np.mgrid[0:h, 0:w].astype(np.float32)
     my, mx = _interp_matrix(h, cy), _interp_matrix(w, cx)
-    out = np.empty(movie.shape, dtype=np.float32)
-    for t in range(len(movie)):
+
+    def correct(frame, t):
         dy = my @ field[t, :, :, 0] @ mx.T
         dx = my @ field[t, :, :, 1] @ mx.T
-        out[t] = ndimage.map_coordinates(np.asarray(movie[t], dtype=np.float32), [rr + dy, cc + dx],
-                                         order=1, mode="nearest")
+        return ndimage.map_coordinates(frame, [rr + dy, cc + dx], order=1, mode="nearest")
+
+    if lazy:
+        return LazyRegistered(movie, correct)
+    out = np.empty(movie.shape, dtype=np.float32)
+    for t in range(len(movie)):
+        out[t] = correct(np.asarray(movie[t], dtype=np.float32), t)
     return out
 
 
@@ -179,15 +229,15 @@ if register_wanted is False or n_frames < 2:
     reg_offsets = np.zeros((n_frames, 2), dtype=np.float32)
     reg_peaks = np.ones(n_frames)
 else:
-    reg_offsets, reg_peaks, reg_reference = _rigid(images, taper, max_shift)
+    reg_offsets, reg_peaks, reg_reference = _rigid(source, taper, max_shift)
 # Estimation noise alone moves single frames; motion moves runs of frames, so look at a running median.
 steady = ndimage.median_filter(reg_offsets, size=(5, 1), mode="nearest") if n_frames > 1 else reg_offsets
 motion_detected = bool(np.percentile(np.hypot(*steady.T), 95) > motion_px) if n_frames > 1 else False
 if register_wanted or (register_wanted is None and motion_detected):
-    images_registered = _apply_rigid(images, reg_offsets)
+    images_registered = _apply_rigid(source, reg_offsets)
     registered = "rigid"
 else:
-    images_registered = images
+    images_registered = source
     registered = "none"
 nonrigid_residual = 0.0
 block_field = None

@@ -16,14 +16,17 @@ fs = float(params.get("fs") or 10.0)
 tau = float(params.get("tau") or 1.0)
 active_k = 3.0        # a bin is active when the smoothed, noise-scaled signal exceeds this
 score_threshold = 12.0  # stop when the best pixel's score (sum of squared excess) falls below
-max_bins = 600
 min_peak_snr = 4.5    # a kept ROI's own time course rises this far above its median (noise units)
 silent_contrast = 10.0  # a mean-image blob this far above its surround (noise units) is a silent cell
 movie = images_registered
 n_frames, height, width = movie.shape
+# Memory stays bounded on large fields: at most 600 time bins and 256 MB of them (256 bins of
+# 512x512), and frames read in blocks of 16 MB of pixels (64 frames of 512x512, 256 of 128x128).
+max_bins = int(min(600, 2 ** 28 // max(4 * height * width, 1)))
+block_frames = int(np.clip(2 ** 24 // max(height * width, 1), 16, 256))
 mean_image = np.zeros((height, width))
-for start in range(0, n_frames, 256):
-    mean_image += np.asarray(movie[start:start + 256], dtype=np.float64).sum(axis=0)
+for start in range(0, n_frames, block_frames):
+    mean_image += np.asarray(movie[start:start + block_frames], dtype=np.float64).sum(axis=0)
 mean_image = (mean_image / max(n_frames, 1)).astype(np.float32)
 
 if diameter is None:
@@ -38,8 +41,9 @@ diameter_px = diameter
 bin_size = max(1, int(round(fs * tau / 3)), int(np.ceil(n_frames / max_bins)))
 n_bins = max(n_frames // bin_size, 1)
 binned = np.zeros((n_bins, height, width), dtype=np.float32)
-for b0 in range(0, n_bins, 64):
-    b1 = min(b0 + 64, n_bins)
+block_bins = min(64, max(1, block_frames // bin_size))
+for b0 in range(0, n_bins, block_bins):
+    b1 = min(b0 + block_bins, n_bins)
     block = np.asarray(movie[b0 * bin_size:b1 * bin_size], dtype=np.float32)
     binned[b0:b1] = block[: (b1 - b0) * bin_size].reshape(b1 - b0, bin_size, height, width).mean(axis=1)
 # slow trends (bleaching) out in time, smooth backgrounds (neuropil) out in space
@@ -160,3 +164,4 @@ for i, s in enumerate(stat, start=1):
     cell_labels[s["ypix"][better], s["xpix"][better]] = i
     best_lam[s["ypix"][better], s["xpix"][better]] = s["lam"][better]
 cell_centroids = [list(s["med"]) for s in stat]
+del binned, smooth  # the time-binned movies: hundreds of MB on a large field, needed by no later step

@@ -106,7 +106,8 @@ def _exit_code(result: RunResult) -> int:
 @click.command()
 @click.argument("request")
 @click.option("--file", "files", multiple=True, type=click.Path(), help="An input file (repeatable).")
-@click.option("--images", type=click.Path(), help="A folder of frames, a TIFF or a .npy image stack.")
+@click.option("--images", type=click.Path(), help="A folder of frames, a TIFF, a .npy or an HDF5 image stack "
+              "(a file too large to load is read from disk; --param stream=true/false decides).")
 @click.option("--llm", type=click.Choice(BACKENDS), default=None, help="LLM backend (default: auto).")
 @click.option("--model", default=None, help="Model name for the backend.")
 @click.option("--base-url", default=None, help="OpenAI-compatible server URL (Ollama, vLLM, llama.cpp).")

@@ -202,6 +202,8 @@ def _check(name: str, value: Any, ns: dict[str, Any]) -> None:
         assert value == len(ns["events"])
     elif name in ("event_noise", "cell_props", "cell_areas", "events_per_cell", "event_rate"):
         assert len(value) == n
+    elif name == "event_rate_unit":
+        assert value == ("events/s" if ns["params"].get("fs") else value) and value.startswith("events/")
     elif name == "event_kinetics":
         assert len(value) == len(ns["events"])
     elif name in ("median_rise_frames", "median_decay_frames", "mean_correlation"):

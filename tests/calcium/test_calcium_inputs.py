@@ -45,7 +45,8 @@ def test_user_values_override_tags_and_untagged_rate_stays_unknown(tmp_path: Pat
     assert (meta.fs, meta.pixel_size) == (15.5, 1.2) and meta.acquisition.fs_source == "given (--fs / params)"
     tifffile.imwrite(tmp_path / "plain.tif", _movie())
     _, plain = load_stack(tmp_path / "plain.tif")
-    assert plain.fs is None and plain.describe()["fs_source"] == "not recorded"
+    assert plain.fs is None and plain.describe()["fs_source"].startswith("not recorded and not given")
+    assert plain.describe()["fs_assumed_by_analyses"] == 10.0  # said to be assumed, never shown as fs
     with pytest.raises(InputError, match="pass --fs HZ"):
         require_fs(plain.acquisition, "event rates in Hz")
     with pytest.raises(InputError, match="positive number"):

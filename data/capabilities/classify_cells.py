@@ -8,6 +8,7 @@
 #   z = -3.5 + 5 skew + 2 log10(score / 60) + 1.75 min(events_per_min, 30) / 10
 #       - 6 neighbour_corr - 1 max(compactness - 1.3, 0) - 4 max(size_ratio - 2.5, 0)
 #       - 20 [a neighbour within 1.2 diameters correlates above 0.8 and scored higher]
+#   and such a weaker twin is never a cell (z <= -10), however skewed its trace
 #       - 10 [no inferred event: the activity that found the ROI is indistinguishable from noise]
 # A silent or dim cell is still a cell when the mean image shows it: a ROI that is not a residual
 # of a neighbour -- isolated (no other ROI within 1.2 diameters) or owning a soma peak of the mean
@@ -88,6 +89,8 @@ for i, s in enumerate(stat):
         z = max(z, 1.0 + 0.25 * (contrast - 4.0))
     if contrast < 3.0 and event_counts[i] <= 2:
         z -= 10.0  # neither the mean image shows it nor do repeated events: a flicker of neuropil
+    if weaker_twin:
+        z = min(z, -10.0)  # one cell, counted once: a fragment's skewness (6 on a 64x64 demo) outweighed -20
     probability = float(1.0 / (1.0 + np.exp(-z)))
     iscell[i] = (float(probability >= cell_threshold), probability)
     cell_features.append({"roi": i, "size_ratio": round(size_ratio, 3), "compactness": round(compactness, 3),

@@ -25,7 +25,13 @@ from typing import Any
 import numpy as np
 
 from planexec.errors import InputError
-from planexec.tools.calcium_io import MIN_FRAMES, StackMeta, check_analysable, load_stack
+from planexec.tools.calcium_io import (
+    MIN_FRAMES,
+    StackMeta,
+    _streamable,
+    check_analysable,
+    load_stack,
+)
 from planexec.tools.calcium_movie import Movie, open_movie
 
 STREAM_BYTES = 1 << 30
@@ -72,6 +78,8 @@ def open_for_run(path: str | Path, params: dict[str, Any]) -> RunMovie:
     stream = _flag(params.get("stream"))
     movie = None
     if path.is_file() and path.suffix.lower() in (".npy", ".h5", ".hdf5", ".hdf", ".tif", ".tiff"):
+        if path.suffix.lower() == ".npy":
+            _streamable(path)  # a file without a .npy header is named as such (numpy would suggest allow_pickle)
         try:
             movie = open_movie(path, dataset=params.get("dataset"), axes=params.get("axes"))
         except InputError:

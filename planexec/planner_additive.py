@@ -10,6 +10,7 @@ out of scope is handled exactly as offline (refused there), never sent to the mo
 from __future__ import annotations
 
 import dataclasses
+import re
 
 from planexec.actions import actions_from, reachable
 from planexec.coverage import INPUT, Coverage, assess
@@ -44,7 +45,12 @@ class AdditivePlanner:
         except NotCovered as exc:
             cov = exc.coverage
         except PlanValidationError:  # the tools cannot be chained from the inputs offline: the model may
-            return self.llm_planner.plan(ctx)
+            plan = _serving(self.llm_planner.plan(ctx), ctx.request)
+            try:
+                _no_substitute(plan, ctx)
+            except SubstitutePlan as exc:
+                raise NotCovered(self.coverage(ctx)) from exc
+            return plan
         if cov.out_of_scope or not cov.uncovered:  # refused offline, refused here: never sent to the model
             raise NotCovered(cov)
         computed = [c.clause for c in cov.covered if c.served_by != INPUT]
@@ -56,10 +62,14 @@ class AdditivePlanner:
         made = {v for s in base.steps for v in s.outputs}
         variables = ctx.variables + tuple(sorted(made))
         try:
-            added = self.llm_planner.plan(dataclasses.replace(ctx, request="; ".join(wanted), variables=variables))
+            added = _serving(self.llm_planner.plan(dataclasses.replace(ctx, request="; ".join(wanted), variables=variables)),
+                             "; ".join(wanted))
+            _no_substitute(added, ctx)
         except (LLMError, PlanValidationError) as exc:
             why = str(exc).splitlines()[0]
             if not base.steps:
+                if isinstance(exc, SubstitutePlan):  # the model added nothing: the run ends as offline
+                    raise NotCovered(cov) from exc
                 raise
             return Plan(base.steps, "covered clauses planned offline; the model could not plan the rest",
                         planner=self.name, unplanned=tuple(f'"{c}": {why}' for c in wanted))
@@ -67,6 +77,38 @@ class AdditivePlanner:
             return added
         return Plan(base.steps + _shifted(added.steps, base.steps), "covered clauses planned offline; the model "
                     f"planned {', '.join(repr(c) for c in wanted)} ({added.rationale})", planner=self.name)
+
+
+def _serving(plan: Plan, clause: str) -> Plan:
+    """The model's steps marked as serving the user's words: a replacement for one of them is judged
+    against what the user asked, never against the goal the model wrote ("predicting")."""
+    steps = tuple(s if s.serves else dataclasses.replace(s, serves=clause) for s in plan.steps)
+    return dataclasses.replace(plan, steps=steps)
+
+
+class SubstitutePlan(PlanValidationError):
+    """The model's plan for uncovered clauses only reuses library actions: a substitute, not an answer."""
+
+
+_NAMED_FILE = re.compile(r"[\w./~-]+\.(?:csv|tsv|txt|json|npy|npz|h5|hdf5|tif|tiff|png|xlsx?)\b", re.IGNORECASE)
+
+
+def _no_substitute(added: Plan, ctx: PlanningContext) -> None:
+    """Refuse a model plan that answers a request naming its data with generated data instead.
+
+    A generator (a data action that needs no input) in place of the user's file is a substitute,
+    never an answer: asked for "revenue per region in data/examples/sales.csv", a model planned
+    generate_ensemble_curves, and 30 sine curves "succeeded". The replanner holds the same rule.
+    """
+    if not (ctx.files or ctx.images is not None or _NAMED_FILE.search(ctx.request)):
+        return
+    actions = {a.name: a for a in actions_from(ctx.tools, ctx.capabilities)}
+    made_up = sorted({a.name for st in added.steps
+                      if (a := actions.get((st.args or {}).get("capability_id") or (st.primary_tools or ("",))[0]))
+                      and a.type == "data" and not a.inputs and not a.args.get("path")})
+    if made_up:
+        raise SubstitutePlan(f"the model planned generated data ({', '.join(made_up)}) instead of the data the "
+                             "request names")
 
 
 def _shifted(steps: tuple[PlanStep, ...], before: tuple[PlanStep, ...]) -> tuple[PlanStep, ...]:

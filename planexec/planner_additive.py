@@ -39,13 +39,15 @@ class AdditivePlanner:
     def plan(self, ctx: PlanningContext) -> Plan:
         offline_actions = reachable(actions_from(ctx.tools, ctx.capabilities), _roots(ctx))
         if ctx.failure or not offline_actions:  # a replan, or only code tools: nothing offline to keep
-            return self.llm_planner.plan(ctx)
+            plan = self.llm_planner.plan(ctx)
+            _no_substitute(plan, ctx)  # a replan must not swap the named data for generated data either
+            return plan
         try:  # what the offline planner plans is served exactly as offline
             return self.offline.plan(ctx)
         except NotCovered as exc:
             cov = exc.coverage
         except PlanValidationError:  # the tools cannot be chained from the inputs offline: the model may
-            plan = _serving(self.llm_planner.plan(ctx), ctx.request)
+            plan = self.llm_planner.plan(ctx)
             try:
                 _no_substitute(plan, ctx)
             except SubstitutePlan as exc:
@@ -62,8 +64,7 @@ class AdditivePlanner:
         made = {v for s in base.steps for v in s.outputs}
         variables = ctx.variables + tuple(sorted(made))
         try:
-            added = _serving(self.llm_planner.plan(dataclasses.replace(ctx, request="; ".join(wanted), variables=variables)),
-                             "; ".join(wanted))
+            added = self.llm_planner.plan(dataclasses.replace(ctx, request="; ".join(wanted), variables=variables))
             _no_substitute(added, ctx)
         except (LLMError, PlanValidationError) as exc:
             why = str(exc).splitlines()[0]
@@ -79,15 +80,8 @@ class AdditivePlanner:
                     f"planned {', '.join(repr(c) for c in wanted)} ({added.rationale})", planner=self.name)
 
 
-def _serving(plan: Plan, clause: str) -> Plan:
-    """The model's steps marked as serving the user's words: a replacement for one of them is judged
-    against what the user asked, never against the goal the model wrote ("predicting")."""
-    steps = tuple(s if s.serves else dataclasses.replace(s, serves=clause) for s in plan.steps)
-    return dataclasses.replace(plan, steps=steps)
-
-
 class SubstitutePlan(PlanValidationError):
-    """The model's plan for uncovered clauses only reuses library actions: a substitute, not an answer."""
+    """A model plan that answers with generated data where the request names its data: a substitute."""
 
 
 _NAMED_FILE = re.compile(r"[\w./~-]+\.(?:csv|tsv|txt|json|npy|npz|h5|hdf5|tif|tiff|png|xlsx?)\b", re.IGNORECASE)
@@ -102,10 +96,13 @@ def _no_substitute(added: Plan, ctx: PlanningContext) -> None:
     """
     if not (ctx.files or ctx.images is not None or _NAMED_FILE.search(ctx.request)):
         return
-    actions = {a.name: a for a in actions_from(ctx.tools, ctx.capabilities)}
-    made_up = sorted({a.name for st in added.steps
-                      if (a := actions.get((st.args or {}).get("capability_id") or (st.primary_tools or ("",))[0]))
-                      and a.type == "data" and not a.inputs and not a.args.get("path")})
+    def generates(name: str) -> bool:  # a data tool that neither reads a file nor takes a variable
+        tool = ctx.tools.get(name) if name in ctx.tools else None
+        props = set((getattr(tool, "input_schema", None) or {}).get("properties") or {})
+        return (tool is not None and getattr(tool, "type", "") == "data" and not props & {"path", "file", "files"}
+                and not getattr(tool, "consumes", ()))
+
+    made_up = sorted({n for st in added.steps for n in (*st.primary_tools, *st.fallback_tools) if generates(n)})
     if made_up:
         raise SubstitutePlan(f"the model planned generated data ({', '.join(made_up)}) instead of the data the "
                              "request names")

@@ -126,7 +126,7 @@ def prompt_table(base_url: str, tmp: Path) -> list[str]:
     request = "Compute the skewness of each cell trace and plot a histogram of it"
     rows = [f"{'stored capabilities':<20} {'offered':>8} {'prompt tokens (retrieved)':>26} {'prompt tokens (all listed)':>27}"]
     for caps in (starters[:18], starters, starters + extra):
-        ctx = PlanningContext(request, default_registry(), capabilities=tuple(caps), extra={"variables": ("traces",)})
+        ctx = PlanningContext(request, default_registry(), capabilities=tuple(caps), variables=("traces",))
         planner = LLMPlanner(None, scorer)  # type: ignore[arg-type] - only the prompt is built
         offer = offer_for(ctx, scorer)
         retrieved = _tokens(base_url, _SYSTEM + planner.prompt(ctx, offer))

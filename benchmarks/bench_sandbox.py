@@ -20,7 +20,7 @@ import time
 
 from planexec.sandbox import Sandbox, shutdown
 from planexec.sandbox.handle import Worker
-from planexec.sandbox.server import PRELOAD
+from planexec.sandbox.preload import PRELOAD
 
 SNIPPET = "results = {'mean': float(np.arange(100).mean())}"
 # The baseline: the three top-level packages (skimage loads its submodules lazily).

@@ -1,5 +1,8 @@
 """The fork server process: imports numpy, scipy, skimage and matplotlib once, then forks workers.
 
+It says ready once the modules every run needs are loaded, and loads the rest between
+requests (`preload`).
+
 It keeps one spare worker per kind of request (its layers and quota), forked and prepared
 ahead of time: in its namespaces, with its mounts, its cgroup and likely limits, the
 request-independent part of its confinement, and the pages a run writes already copied by a
@@ -27,17 +30,10 @@ from collections import OrderedDict
 from dataclasses import asdict
 from typing import Any
 
-from planexec.sandbox import cgroup, confine, namespaces
+from planexec.sandbox import cgroup, confine, namespaces, preload
 from planexec.sandbox.handle import memory_folder
 from planexec.sandbox.worker import Preparation, has_quota
 
-PRELOAD = (
-    "numpy", "scipy", "scipy.ndimage", "scipy.signal", "scipy.stats", "scipy.optimize",
-    "scipy.interpolate", "scipy.spatial", "scipy.fft", "skimage", "skimage.filters",
-    "skimage.measure", "skimage.morphology", "skimage.feature", "skimage.segmentation",
-    "skimage.exposure", "skimage.transform", "skimage.registration", "skimage.util",
-    "matplotlib", "matplotlib.pyplot",
-)
 MAX_SPARES = 4
 """Kinds of request with a spare waiting; the least recently used kind is dropped beyond."""
 ANCHOR_PREFIX = "planexec-scratch-"
@@ -50,38 +46,6 @@ def kill_group(pid: int) -> None:
             kill(pid, signal.SIGKILL)
         except OSError:
             pass
-
-
-def _preload() -> None:
-    import importlib
-
-    from planexec.sandbox.policy import DEFAULT_ALLOWED_IMPORTS
-
-    sys.dont_write_bytecode = True
-    # the stdlib may live where an unprivileged worker cannot read (under /root): load it now
-    for name in (*PRELOAD, *sorted(DEFAULT_ALLOWED_IMPORTS), "mmap"):
-        importlib.import_module(name)
-    import matplotlib.pyplot as plt
-    import numpy as np
-
-    from planexec.sandbox import seccomp, worker
-
-    seccomp.load_library()
-    if seccomp.available():
-        seccomp.prepare()
-    confine.remember_vm_size()
-    confine.read_paths()
-    fig, ax = plt.subplots()
-    ax.plot(np.arange(3))
-    ax.set_title("warm")
-    with tempfile.TemporaryFile() as fh:
-        fig.savefig(fh, format="png")
-    plt.close("all")
-    worker.warm_up()
-    import gc
-
-    gc.collect()
-    gc.freeze()  # forked workers' collections then skip (and do not copy) the warm heap
 
 
 class _Spare:
@@ -207,12 +171,21 @@ def _make_spares(sock: socket.socket) -> None:
 class _Spares:
     """The spare workers, one per kind of request, most recently used last."""
 
-    def __init__(self, ctrl: socket.socket) -> None:
+    def __init__(self, ctrl: socket.socket, *, maker_now: bool = True) -> None:
         self.ctrl = ctrl
         self.waiting: OrderedDict[Preparation, _Spare] = OrderedDict()
         self.made = 0
         self.maker: _Maker | None = None
-        self._start_maker()
+        self.deferred = not maker_now
+        """No maker yet: it would copy a server still loading modules; the server forks spares."""
+        if maker_now:
+            self._start_maker()
+
+    def start_maker(self) -> None:
+        """Start the maker now that the server has loaded everything it will."""
+        self.deferred = False
+        if self.maker is None:
+            self._start_maker()
 
     def _start_maker(self) -> None:
         try:
@@ -264,7 +237,7 @@ class _Spares:
         """Have the next spare of this kind made (after answering the request that used one);
         its cgroup limits are set ahead to `limits`, the last request's (its worker checks).
         A maker that died is replaced first."""
-        if self.maker is None:
+        if self.maker is None and not self.deferred:
             self._start_maker()
         if self.maker is not None:
             try:
@@ -304,13 +277,14 @@ def _make_anchor() -> str:
 
 def _serve(fd: int) -> None:
     ctrl = socket.socket(fileno=fd)
-    _preload()
+    preload.load_early()
     cgroup.remove_stale(os.getpid())
     anchor = _make_anchor()
     ctrl.send(json.dumps({"ready": True, "pid": os.getpid()}).encode())
+    later = preload.Later()
     children: dict[int, str] = {}
     dying: dict[int, str] = {}
-    spares = _Spares(ctrl)
+    spares = _Spares(ctrl, maker_now=later.done)
     groups: set[str] = set()  # groups of reaped workers to remove (the kernel may hold one briefly)
     try:
         while True:
@@ -321,6 +295,11 @@ def _serve(fd: int) -> None:
                     if os.waitpid(pid, os.WNOHANG)[0]:
                         groups.add(dying.pop(pid))
                 groups = {name for name in groups if not cgroup.remove(name)}
+                if not later.done:  # one more module, then look for requests again
+                    later.step()
+                    if later.done:
+                        spares.start_maker()
+                    continue
                 ready = select.select(listen, [], [], 0.05 if dying or groups else None)[0]
             if any(sock is not ctrl for sock in ready):
                 spares.receive()

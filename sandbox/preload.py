@@ -1,11 +1,12 @@
-"""What the fork server imports, and when: a little before it says ready, the rest while idle.
+"""What the fork server imports before it says ready, and what its spare maker loads after.
 
-The server is ready once numpy, the stdlib a worker may need and the modules most runs start
-with are loaded (about a third of the full import time); it loads the rest between requests,
-one module at a time, so a CLI run's first step does not wait for plotting and statistics
-libraries it may never use. A worker forked before a module is loaded imports it itself from
-site-packages (Landlock lets it read there), but it cannot read a stdlib kept under a private
-home: a test checks that the LATER imports load no stdlib module that EARLY has not.
+The server is ready once numpy, the stdlib a worker may need and what every worker's namespace
+holds are loaded (about half of the full import time), so a CLI run's first step does not
+wait for statistics and image libraries it may never use. The spare maker, a fork of the
+server, loads the rest while the server answers requests; spares it forks have everything.
+A worker forked from the server before that imports what it uses itself from site-packages
+(Landlock lets it read there), but it cannot read a stdlib kept under a private home: a test
+checks that the LATER imports load no stdlib module that EARLY has not.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ import gc
 import importlib
 import sys
 import tempfile
-from collections import deque
 
 EARLY = ("numpy", "scipy", "scipy.ndimage", "scipy.fft", "skimage", "matplotlib", "matplotlib.pyplot")
 """Loaded before the server is ready: what every worker's namespace holds (np, scipy, skimage,
@@ -49,30 +49,15 @@ def load_early() -> None:
     _freeze()
 
 
-class Later:
-    """The LATER modules not loaded yet; `step()` loads one, `done` when none is left."""
+def load_later() -> None:
+    """The LATER modules, then a warm figure; rlimits count from the size after them."""
+    from planexec.sandbox import confine
 
-    def __init__(self, names: tuple[str, ...] = LATER) -> None:
-        self.queue = deque(names)
-        self.done = not self.queue
-
-    def step(self) -> None:
-        """Load the next module; after the last, warm matplotlib and freeze the heap."""
-        from planexec.sandbox import confine
-
-        if self.queue:
-            importlib.import_module(self.queue.popleft())
-            confine.remember_vm_size()  # rlimits count from the size a worker is forked at
-        if not self.queue and not self.done:
-            _warm_figures()
-            _freeze()
-            confine.remember_vm_size()
-            self.done = True
-
-    def finish(self) -> None:
-        """Load everything left now (a server that does not wait for idle moments)."""
-        while not self.done:
-            self.step()
+    for name in LATER:
+        importlib.import_module(name)
+    _warm_figures()
+    _freeze()
+    confine.remember_vm_size()
 
 
 def _warm_figures() -> None:

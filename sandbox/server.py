@@ -1,7 +1,6 @@
 """The fork server process: imports numpy, scipy, skimage and matplotlib once, then forks workers.
 
-It says ready once the modules every run needs are loaded, and loads the rest between
-requests (`preload`).
+It says ready once the modules every run needs are loaded; the maker (below) loads the rest.
 
 It keeps one spare worker per kind of request (its layers and quota), forked and prepared
 ahead of time: in its namespaces, with its mounts, its cgroup and likely limits, the
@@ -106,7 +105,11 @@ def _wait_as_spare(sock: socket.socket, prep: Preparation, group: str,
 
 class _Maker:
     """A warm copy of the server that forks spares for it, as the server's own children
-    (CLONE_PARENT): the server answers requests while the next spare is being forked."""
+    (CLONE_PARENT): the server answers requests while the next spare is being forked.
+
+    It first loads the modules the server said ready without (`preload.LATER`) and says so;
+    until then the server forks spares itself, and the spares it makes afterwards have them.
+    """
 
     def __init__(self, ctrl: socket.socket) -> None:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -118,18 +121,22 @@ class _Maker:
         theirs.close()
         self.pid, self.sock = pid, ours
         self.pending: dict[Preparation, int] = {}
+        self.loaded = False
 
     def ask(self, prep: Preparation, group: str, limits: tuple[int, int]) -> None:
         self.sock.send(json.dumps({"prep": asdict(prep), "group": group, "limits": limits}).encode())
         self.pending[prep] = self.pending.get(prep, 0) + 1
 
     def receive(self) -> _Spare | None:
-        """The next spare the maker made (waits for it); None if that fork failed. Raises
-        EOFError when the maker is gone."""
+        """The next spare the maker made (waits for it); None if that fork failed or the
+        message said it has loaded everything. Raises EOFError when the maker is gone."""
         data, fds, _flags, _addr = socket.recv_fds(self.sock, 65536, 1)
         if not data:
             raise EOFError("the spare maker stopped")
         msg = json.loads(data)
+        if msg.get("loaded"):
+            self.loaded = True
+            return None
         prep = _preparation(msg["prep"])
         self.pending[prep] = self.pending.get(prep, 1) - 1
         if not fds:
@@ -149,8 +156,11 @@ def _preparation(data: dict[str, Any]) -> Preparation:
 
 
 def _make_spares(sock: socket.socket) -> None:
-    """The maker's loop: fork each spare asked for and pass its socket to the server."""
+    """The maker's loop: load the rest, then fork each spare asked for and pass its socket
+    to the server."""
     confine.set_parent_death_signal(signal.SIGKILL)
+    preload.load_later()
+    sock.send(json.dumps({"loaded": True}).encode())
     while True:
         data = sock.recv(65536)
         if not data:
@@ -171,21 +181,12 @@ def _make_spares(sock: socket.socket) -> None:
 class _Spares:
     """The spare workers, one per kind of request, most recently used last."""
 
-    def __init__(self, ctrl: socket.socket, *, maker_now: bool = True) -> None:
+    def __init__(self, ctrl: socket.socket) -> None:
         self.ctrl = ctrl
         self.waiting: OrderedDict[Preparation, _Spare] = OrderedDict()
         self.made = 0
         self.maker: _Maker | None = None
-        self.deferred = not maker_now
-        """No maker yet: it would copy a server still loading modules; the server forks spares."""
-        if maker_now:
-            self._start_maker()
-
-    def start_maker(self) -> None:
-        """Start the maker now that the server has loaded everything it will."""
-        self.deferred = False
-        if self.maker is None:
-            self._start_maker()
+        self._start_maker()
 
     def _start_maker(self) -> None:
         try:
@@ -237,9 +238,9 @@ class _Spares:
         """Have the next spare of this kind made (after answering the request that used one);
         its cgroup limits are set ahead to `limits`, the last request's (its worker checks).
         A maker that died is replaced first."""
-        if self.maker is None and not self.deferred:
+        if self.maker is None:
             self._start_maker()
-        if self.maker is not None:
+        if self.maker is not None and self.maker.loaded:
             try:
                 self.maker.ask(prep, self._group(), limits)
                 return
@@ -281,10 +282,9 @@ def _serve(fd: int) -> None:
     cgroup.remove_stale(os.getpid())
     anchor = _make_anchor()
     ctrl.send(json.dumps({"ready": True, "pid": os.getpid()}).encode())
-    later = preload.Later()
     children: dict[int, str] = {}
     dying: dict[int, str] = {}
-    spares = _Spares(ctrl, maker_now=later.done)
+    spares = _Spares(ctrl)
     groups: set[str] = set()  # groups of reaped workers to remove (the kernel may hold one briefly)
     try:
         while True:
@@ -295,11 +295,6 @@ def _serve(fd: int) -> None:
                     if os.waitpid(pid, os.WNOHANG)[0]:
                         groups.add(dying.pop(pid))
                 groups = {name for name in groups if not cgroup.remove(name)}
-                if not later.done:  # one more module, then look for requests again
-                    later.step()
-                    if later.done:
-                        spares.start_maker()
-                    continue
                 ready = select.select(listen, [], [], 0.05 if dying or groups else None)[0]
             if any(sock is not ctrl for sock in ready):
                 spares.receive()

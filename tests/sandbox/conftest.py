@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
-from planexec.sandbox import LAYERS, Sandbox, shutdown
+from planexec.sandbox import LAYERS, Sandbox, cgroup, shutdown
 
 CAPS = Sandbox.capabilities()
 
@@ -38,3 +40,18 @@ def only(*layers: str, **kw: object) -> Sandbox:
     """Policy off and only `layers` (plus rlimits so runs stay bounded)."""
     chosen = tuple(name for name in LAYERS if name in layers)
     return Sandbox(check_policy=False, layers=chosen, **{"timeout": 5, **kw})
+
+
+def memory_group_file(pid: int, v1_name: str, v2_name: str) -> str:
+    """The path of a file of the memory cgroup `pid` is in (`v1_name` or `v2_name` by version)."""
+    where, _ = cgroup.find()
+    assert where is not None
+    with open(f"/proc/{pid}/cgroup", encoding="ascii") as fh:
+        lines = fh.read().splitlines()
+    for line in lines:
+        _id, controllers, path = line.split(":", 2)
+        if where.version == 1 and "memory" in controllers.split(","):
+            return os.path.join(cgroup.ROOT, "memory", path.lstrip("/"), v1_name)
+        if where.version == 2 and controllers == "":
+            return os.path.join(cgroup.ROOT, path.lstrip("/"), v2_name)
+    raise AssertionError("worker is in no memory cgroup")

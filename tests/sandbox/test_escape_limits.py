@@ -16,7 +16,7 @@ import pytest
 
 from planexec.sandbox import Sandbox, cgroup
 
-from .conftest import needs, only
+from .conftest import memory_group_file, needs, only
 
 ALL = needs("seccomp", "cgroup", "quota", "identity")
 MB = 1 << 20
@@ -24,21 +24,8 @@ MB = 1 << 20
 
 def group_memory_peak(pid: int) -> int:
     """The kernel's peak memory charge of the cgroup `pid` is in (v1 or v2)."""
-    where, _ = cgroup.find()
-    assert where is not None
-    with open(f"/proc/{pid}/cgroup", encoding="ascii") as fh:
-        lines = fh.read().splitlines()
-    for line in lines:
-        _id, controllers, path = line.split(":", 2)
-        if where.version == 1 and "memory" in controllers.split(","):
-            base = os.path.join(cgroup.ROOT, "memory", path.lstrip("/"))
-            with open(os.path.join(base, "memory.max_usage_in_bytes"), encoding="ascii") as fh:
-                return int(fh.read())
-        if where.version == 2 and controllers == "":
-            base = os.path.join(cgroup.ROOT, path.lstrip("/"))
-            with open(os.path.join(base, "memory.peak"), encoding="ascii") as fh:
-                return int(fh.read())
-    raise AssertionError("worker is in no memory cgroup")
+    with open(memory_group_file(pid, "memory.max_usage_in_bytes", "memory.peak"), encoding="ascii") as fh:
+        return int(fh.read())
 
 
 def threads_of(pid: int) -> int:

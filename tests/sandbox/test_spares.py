@@ -13,33 +13,19 @@ import time
 import numpy as np
 import pytest
 
-from planexec.sandbox import Sandbox, cgroup
+from planexec.sandbox import Sandbox
 from planexec.sandbox.forkserver import get_server
 from planexec.sandbox.handle import COW_ROOM, SMALL_INPUTS, memory_folder
 
-from .conftest import needs
+from .conftest import memory_group_file, needs
 
 MB = 1 << 20
 
 
 def memory_limit_of(pid: int) -> int:
     """The memory limit the kernel enforces on the cgroup `pid` is in."""
-    where, _ = cgroup.find()
-    assert where is not None
-    with open(f"/proc/{pid}/cgroup", encoding="ascii") as fh:
-        lines = fh.read().splitlines()
-    for line in lines:
-        _id, controllers, path = line.split(":", 2)
-        name = path.rsplit("/", 1)[-1]
-        if where.version == 1 and "memory" in controllers.split(","):
-            file = os.path.join(where.memory, name, "memory.limit_in_bytes")
-        elif where.version == 2 and controllers == "":
-            file = os.path.join(where.memory, name, "memory.max")
-        else:
-            continue
-        with open(file, encoding="ascii") as fh:
-            return int(fh.read())
-    raise AssertionError("worker is in no memory cgroup")
+    with open(memory_group_file(pid, "memory.limit_in_bytes", "memory.max"), encoding="ascii") as fh:
+        return int(fh.read())
 
 
 @needs("cgroup")

@@ -27,6 +27,38 @@ def new_commit(tree: bytes, parents: list[bytes], message: str) -> Any:
     return commit
 
 
+def ancestors(repo: Any, heads: list[bytes]) -> set[bytes]:
+    """Every commit reachable from `heads`, the heads included, by following parents.
+
+    Exact, unlike dulwich's date-ordered walks (`can_fast_forward`, `find_merge_base`), which
+    went wrong on commits made within the same second: a node merged its own usage record twice.
+    """
+    seen: set[bytes] = set()
+    todo = list(heads)
+    while todo:
+        sha = todo.pop()
+        if sha in seen:
+            continue
+        seen.add(sha)
+        todo.extend(repo[sha].parents)
+    return seen
+
+
+def is_ancestor(repo: Any, older: bytes, newer: bytes) -> bool:
+    """Whether `older` is `newer` or one of its ancestors (so `newer` fast-forwards from it)."""
+    return older == newer or older in ancestors(repo, [newer])
+
+
+def merge_base(repo: Any, ours: bytes, theirs: bytes) -> bytes | None:
+    """The lowest common ancestor of two commits (the newest one if history criss-crosses)."""
+    common = ancestors(repo, [ours]) & ancestors(repo, [theirs])
+    below = ancestors(repo, [p for sha in common for p in repo[sha].parents])
+    lowest = common - below
+    if not lowest:
+        return None
+    return max(lowest, key=lambda sha: (repo[sha].commit_time, sha))
+
+
 @dataclass(frozen=True)
 class CommitInfo:
     """One commit touching a path: its id, message and time (seconds since the epoch)."""

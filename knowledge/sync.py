@@ -29,7 +29,7 @@ from typing import Any
 from planexec.errors import UsageError
 from planexec.knowledge.capfiles import CAP_DIR, PENDING
 from planexec.knowledge.fsutil import atomic_write_bytes
-from planexec.knowledge.gitstore import GitFiles, new_commit
+from planexec.knowledge.gitstore import GitFiles, is_ancestor, merge_base, new_commit
 
 BRANCH = b"refs/heads/main"
 _COUNTERS = ("reuse_count", "runs", "successes")
@@ -130,22 +130,19 @@ class LibrarySync:
         return sha if sha and sha != ZERO and sha in git.repo.object_store else None
 
     def _merge(self, git: GitFiles, theirs: bytes | None, report: SyncReport) -> None:
-        from dulwich.graph import can_fast_forward, find_merge_base
-
         ours_hex = git.head()
         ours = ours_hex.encode() if ours_hex else None
         if theirs is None or theirs == ours:
             return
         repo = git.repo
-        if ours is not None and can_fast_forward(repo, theirs, ours):
+        if ours is not None and is_ancestor(repo, theirs, ours):
             return  # the remote is behind us: only a push is needed
         report.fetched = True
-        if ours is None or can_fast_forward(repo, ours, theirs):
+        if ours is None or is_ancestor(repo, ours, theirs):
             self._checkout(git, ours, theirs)
             repo.refs[b"HEAD"] = theirs
             return
-        bases = find_merge_base(repo, [ours, theirs])
-        base = bases[0] if bases else None
+        base = merge_base(repo, ours, theirs)
         files_base, files_ours, files_theirs = (_files(repo, c) for c in (base, ours, theirs))
         merged, conflicts = merge_files(files_base, files_ours, files_theirs)
         report.conflicts.extend(conflicts)

@@ -46,7 +46,16 @@ def ancestors(repo: Any, heads: list[bytes]) -> set[bytes]:
 
 def is_ancestor(repo: Any, older: bytes, newer: bytes) -> bool:
     """Whether `older` is `newer` or one of its ancestors (so `newer` fast-forwards from it)."""
-    return older == newer or older in ancestors(repo, [newer])
+    seen: set[bytes] = set()
+    todo = [newer]
+    while todo:  # stops at `older`: the common case, a fast-forward, reads few commits
+        sha = todo.pop()
+        if sha == older:
+            return True
+        if sha not in seen:
+            seen.add(sha)
+            todo.extend(repo[sha].parents)
+    return False
 
 
 def merge_base(repo: Any, ours: bytes, theirs: bytes) -> bytes | None:

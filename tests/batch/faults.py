@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import os
 
-from planexec.batch import BatchJob, BatchRow, Recording, run_recording
+from planexec.batch import BatchJob, BatchRow, run_recording
+from planexec.recordings import Recording
 
 
 def crashing(job: BatchJob, rec: Recording) -> BatchRow:

@@ -11,16 +11,10 @@ import pytest
 from click.testing import CliRunner
 
 from planexec import Config, Orchestrator
-from planexec.batch import (
-    BASE_MEMORY,
-    BatchJob,
-    Recording,
-    discover,
-    run_batch,
-    task_memory,
-)
+from planexec.batch import BatchJob, run_batch
 from planexec.cli import cli
 from planexec.errors import UsageError
+from planexec.recordings import BASE_MEMORY, Recording, discover, task_memory
 from tests.batch import faults
 
 ray = pytest.importorskip("ray")

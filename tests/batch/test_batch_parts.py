@@ -9,15 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from planexec.batch import (
-    BASE_MEMORY,
-    MOVIE_FACTOR,
-    discover,
-    movie_bytes,
-    require_ray,
-    task_memory,
-)
+from planexec.batch import require_ray
 from planexec.errors import UsageError
+from planexec.recordings import BASE_MEMORY, MOVIE_FACTOR, discover, movie_bytes, task_memory
 
 
 def test_memory_is_declared_from_the_movie(demo_sessions: Path, tmp_path: Path) -> None:

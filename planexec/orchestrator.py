@@ -57,6 +57,7 @@ from planexec.scheduler import Scheduler
 from planexec.similarity import default_scorer
 from planexec.state import RunState
 from planexec.status import run_status
+from planexec.stream import Handoff, RunStream
 from planexec.synthesis import LLMSynthesizer, TemplateSynthesizer, input_notes, not_done
 from planexec.tools import ToolRegistry, default_registry
 from planexec.verifier import StepVerifier
@@ -143,20 +144,48 @@ class Orchestrator:
         """Plan (unless `plan` is given), run every step with fallback and verification, answer.
 
         `params` sets analysis parameters (`diameter`, `fs`, `tau`, `neuropil_coefficient`, ...;
-        see `planexec.params`); they override values stated in the request text.
+        see `planexec.params`); they override values stated in the request text. `on_event` sees
+        each event of `iter()`, in the calling thread.
         """
-        if images is not None and self.sandbox is None:
-            prewarm()  # image runs use the sandbox: its imports overlap context and planning
-        run = self._start(request, files, images, on_event, params=params)
-        return self._drive(run, lambda: self._plan(run, plan), approve_plan, approve_tool)
+        return self.iter(request, plan=plan, files=files, images=images, approve_plan=approve_plan,
+                         approve_tool=approve_tool, params=params).consume(on_event)
+
+    def iter(
+        self,
+        request: str,
+        *,
+        plan: Plan | None = None,
+        files: Sequence[str | Path] = (),
+        images: str | Path | None = None,
+        approve_plan: PlanApproval | None = None,
+        approve_tool: ToolApproval | None = None,
+        params: Mapping[str, Any] | None = None,
+    ) -> RunStream:
+        """The run of `run()` as a stream of its events; the stream's `result` is the RunResult.
+
+        The run starts at the first `next()`; closing the stream early cancels it (see planexec.stream).
+        """
+
+        def body(handoff: Handoff) -> RunResult:
+            if images is not None and self.sandbox is None:
+                prewarm()  # image runs use the sandbox: its imports overlap context and planning
+            run = self._start(request, files, images, handoff.emit, params=params)
+            return self._drive(run, lambda: self._plan(run, plan), handoff.in_consumer(approve_plan),
+                               handoff.in_consumer(approve_tool))
+
+        return RunStream(body)
 
     def resume(self, run_dir: str | Path, *, on_event: Subscriber | None = None,
                approve_tool: ToolApproval | None = None) -> RunResult:
         """Continue a checkpointed run from its last finished step, without re-running finished steps."""
         data = load_checkpoint(run_dir)
-        run = self._start(data["request"], data["files"], data["images"], on_event, Path(run_dir),
-                          data.get("params"))
-        return self._drive(run, lambda: restore(run, data), None, approve_tool)
+
+        def body(handoff: Handoff) -> RunResult:
+            run = self._start(data["request"], data["files"], data["images"], handoff.emit, Path(run_dir),
+                              data.get("params"))
+            return self._drive(run, lambda: restore(run, data), None, handoff.in_consumer(approve_tool))
+
+        return RunStream(body).consume(on_event)
 
     def _drive(self, run: RunState, make_plan: Callable[[], Plan], approve_plan: PlanApproval | None,
                approve_tool: ToolApproval | None) -> RunResult:

@@ -233,7 +233,7 @@ class Orchestrator:
             self.bounded.start_run()
         code_llm = self.bounded.for_purpose("code") if self.bounded is not None else None
         run = RunState(request.strip(), self.config, self.tools, bus, code_llm, paths, img, out, params=resolved)
-        run.state["variables"] = {"params": dict(resolved.values)}
+        run.state.variables = {"params": dict(resolved.values)}
         if self.store is not None:
             run.services.store.set(self.store, owned=False)
         run.services.sandbox, run.services.embedder = self.sandbox, self.embedder
@@ -292,7 +292,7 @@ class Orchestrator:
             run.errors.append(f"synthesis failed, templated answer given instead: {exc}")
             answer = TemplateSynthesizer().synthesize(run.request, steps, run.results)
         answer += not_done(run.plan, run.errors) if status != "succeeded" else ""
-        answer += input_notes(run.state.get("stack_meta")) if steps else ""
+        answer += input_notes(run.state.stack_meta) if steps else ""
         run.timings["synthesis"] = time.perf_counter() - started
         run.timings["total"] = run.elapsed()
         result = RunResult(

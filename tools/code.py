@@ -13,6 +13,7 @@ from typing import Any
 from planexec.context import background
 from planexec.errors import ToolError
 from planexec.llm.base import Message
+from planexec.llm.providers import KEY_ENVS
 from planexec.protocols import SandboxSession
 from planexec.sandbox import ExecutionResult, Sandbox
 from planexec.sandbox.handle import file_backed
@@ -161,7 +162,7 @@ def python_coder(ctx: ToolContext) -> ToolOutput:
     """Ask the LLM to write Python analysis code for the step's goal, run it in the sandbox, and retry once with the error if it fails."""
     if ctx.llm is None:
         raise ToolError(
-            "python_coder needs an LLM; set OPENAI_API_KEY/ANTHROPIC_API_KEY or use a capability"
+            f"python_coder needs an LLM; set {'/'.join(KEY_ENVS)} or use a capability"
         )
     session = session_for(ctx)
     messages = [Message("system", CODER_SYSTEM),

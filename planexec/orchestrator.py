@@ -67,7 +67,7 @@ PlanApproval = Callable[[Plan], Plan | None]
 
 @dataclass
 class Components:
-    """The replaceable parts of the loop; `for_llm` picks LLM-backed or heuristic ones."""
+    """The replaceable parts of the loop; `defaults` picks LLM-backed or offline (heuristic) ones."""
 
     planner: Planner
     inputs: InputGenerator
@@ -76,7 +76,7 @@ class Components:
     synthesizer: Synthesizer
 
     @classmethod
-    def for_llm(cls, llm: LLM | None, config: Config, embedder: Embedder | None = None) -> Components:
+    def defaults(cls, llm: LLM | None, config: Config, embedder: Embedder | None = None) -> Components:
         """LLM-backed parts, or with `llm=None` the offline ones; planners score with `embedder`
         (None: the model `config.embedder` names)."""
         if llm is None:
@@ -118,7 +118,7 @@ class Orchestrator:
         self.bounded = BoundedLLM(llm, self.config) if llm is not None else None
         """The client as every part of a run uses it: bounded by the run's deadline and budget."""
         self.tools = tools if tools is not None else default_registry()
-        self.parts = components or Components.for_llm(self.bounded, self.config, embedder)
+        self.parts = components or Components.defaults(self.bounded, self.config, embedder)
         self.context = ContextBuilder()
 
     @classmethod

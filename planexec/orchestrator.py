@@ -1,6 +1,7 @@
 """The orchestrator: context → plan → approve → steps (verified, evaluated) → answer → report.
 
-`run()` is the whole loop, readable top to bottom; each part it calls lives in its own module.
+`_drive()` is the whole loop, readable top to bottom; each part it calls lives in its own module.
+`iter()` streams a run's events (planexec.stream); `run()` and `resume()` consume that stream.
 """
 
 from __future__ import annotations
@@ -8,17 +9,16 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from planexec.approval import review_plan
 from planexec.checkpoint import load_checkpoint, restore, save_checkpoint
+from planexec.components import Components
 from planexec.config import Config
 from planexec.context import ContextBuilder, check_inputs
 from planexec.deadline import skip_the_rest
 from planexec.errors import LLMError, NotCovered, PlanexecError, RunAborted, ToolError, UsageError
-from planexec.evaluator import default_evaluators
 from planexec.events import (
     EventBus,
     PlanCreated,
@@ -29,68 +29,26 @@ from planexec.events import (
     Subscriber,
 )
 from planexec.executor import CircuitBreaker, GuidedExecutor, ToolApproval
-from planexec.inputs import HeuristicInputGenerator, LLMInputGenerator
 from planexec.learning import tool_learner
 from planexec.llm.base import LLM
 from planexec.llm.bounded import BoundedLLM
 from planexec.models import Plan, PlanStep, RunResult, StepResult
 from planexec.params import resolve as resolve_params
 from planexec.persist import bookkeep
-from planexec.planner_additive import AdditivePlanner
 from planexec.planner_heuristic import HeuristicPlanner
-from planexec.planner_llm import LLMPlanner
-from planexec.protocols import (
-    Embedder,
-    InputGenerator,
-    Planner,
-    Sandbox,
-    StepEvaluator,
-    Store,
-    Synthesizer,
-    Verifier,
-)
+from planexec.protocols import Embedder, Sandbox, Store
 from planexec.react import ReactLoop
 from planexec.replan import maybe_replan
 from planexec.report import RunLog, discard_stub, new_run_dir, write_reports
 from planexec.sandbox.forkserver import prewarm
 from planexec.scheduler import Scheduler
-from planexec.similarity import default_scorer
 from planexec.state import RunState
 from planexec.status import run_status
 from planexec.stream import Handoff, RunStream
-from planexec.synthesis import LLMSynthesizer, TemplateSynthesizer, input_notes, not_done
+from planexec.synthesis import TemplateSynthesizer, input_notes, not_done
 from planexec.tools import ToolRegistry, default_registry
-from planexec.verifier import StepVerifier
 
 PlanApproval = Callable[[Plan], Plan | None]
-
-
-@dataclass
-class Components:
-    """The replaceable parts of the loop; `defaults` picks LLM-backed or offline (heuristic) ones."""
-
-    planner: Planner
-    inputs: InputGenerator
-    verifier: Verifier
-    evaluator: StepEvaluator
-    synthesizer: Synthesizer
-
-    @classmethod
-    def defaults(cls, llm: LLM | None, config: Config, embedder: Embedder | None = None) -> Components:
-        """LLM-backed parts, or with `llm=None` the offline ones; planners score with `embedder`
-        (None: the model `config.embedder` names)."""
-        if llm is None:
-            planner: Planner = HeuristicPlanner(_LazyScorer(config, embedder))
-            return cls(planner, HeuristicInputGenerator(), StepVerifier(), default_evaluators(), TemplateSynthesizer())
-        offline = HeuristicPlanner(_LazyScorer(config, embedder), coder_fallback=True)
-        bounded = llm if isinstance(llm, BoundedLLM) else BoundedLLM(llm, config)
-        return cls(
-            AdditivePlanner(LLMPlanner(bounded.for_purpose("plan"), offline.scorer), offline),
-            LLMInputGenerator(bounded.for_purpose("arguments")),
-            StepVerifier(bounded.for_purpose("verification"), config.verify_with_llm),
-            default_evaluators(),
-            LLMSynthesizer(bounded.for_purpose("answer")),
-        )
 
 
 class Orchestrator:
@@ -334,32 +292,6 @@ def _status(run: RunState, steps: list[StepResult]) -> str:
     if status == "succeeded" and run.plan and run.plan.unplanned:  # a part of the request no step served
         return "partial"
     return status
-
-
-class _LazyScorer:
-    """Loads the embedding model only when the heuristic planner first scores something."""
-
-    def __init__(self, config: Config, embedder: Embedder | None = None) -> None:
-        self.spec = config.embedder
-        self.embedder = embedder
-        self.cache_dir = Path(config.home) / "capabilities" / ".index"
-        self._scorer: Any = None
-
-    def _get(self) -> Any:
-        if self._scorer is None:
-            self._scorer = default_scorer(self.spec, self.cache_dir, self.embedder)
-        return self._scorer
-
-    @property
-    def name(self) -> str:
-        return self._get().name
-
-    @property
-    def threshold(self) -> float:
-        return self._get().threshold
-
-    def scores(self, query: str, docs: Sequence[str]) -> list[float]:
-        return self._get().scores(query, docs)
 
 
 __all__ = ["Components", "Orchestrator", "PlanStep"]

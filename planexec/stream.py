@@ -158,6 +158,7 @@ class RunStream(Iterator[Event]):
                                         name="planexec-run", daemon=True)
         self._pending = False  # an event was yielded and its sender waits for the next next()
         self._done = False
+        self._consumer: threading.Thread | None = None
 
     def __iter__(self) -> RunStream:
         return self
@@ -168,6 +169,7 @@ class RunStream(Iterator[Event]):
             raise StopIteration(outcome[1] if outcome is not None and outcome[0] else None)
         try:
             if self._thread.ident is None:
+                self._consumer = threading.current_thread()
                 self._thread.start()
             if self._pending:
                 self._pending = False
@@ -237,8 +239,13 @@ class RunStream(Iterator[Event]):
         self.close()
 
     def __del__(self) -> None:
+        # Dropped in the consuming thread (after a `break`): close and wait. Collected in another
+        # thread (a reference cycle), which could be one the run itself waits for: cancel only.
         try:
-            self.close()
+            if self._consumer in (None, threading.current_thread()):
+                self.close()
+            else:
+                self._handoff.cancel()
         except Exception:  # noqa: BLE001, S110 - a finaliser must not raise
             pass
 

@@ -1,7 +1,7 @@
 """`python_code` and `python_coder`: run analysis code in the run's sandbox session.
 
 Both share one sandbox session per run (`ctx.services.session`), opened with the
-variables earlier steps published in `ctx.state["variables"]`, so later steps see what
+variables earlier steps published in `ctx.state.variables`, so later steps see what
 earlier code computed.
 """
 
@@ -35,8 +35,8 @@ and optionally `figure` (a matplotlib Figure). Answer with one ```python code bl
 
 
 def session_for(ctx: ToolContext) -> SandboxSession:
-    """The run's sandbox session; new variables from `ctx.state["variables"]` are passed in."""
-    variables = dict(ctx.state.get("variables") or {})
+    """The run's sandbox session; new variables from `ctx.state.variables` are passed in."""
+    variables = dict(ctx.state.variables)
 
     def factory() -> SandboxSession:
         if ctx.services.sandbox is not None:
@@ -80,7 +80,7 @@ def _outputs(session: SandboxSession, ctx: ToolContext) -> dict[str, Any]:
         found = session.get(names, missing_ok=True)
     except Exception:  # noqa: BLE001 - publishing outputs is best effort
         return {}
-    return {"variables": {**(ctx.state.get("variables") or {}), **found}} if found else {}
+    return {"variables": {**ctx.state.variables, **found}} if found else {}
 
 
 _NOT_RESULTS = ("_image", "_labels", "_mask", "images", "movie", "denoised")

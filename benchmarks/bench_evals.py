@@ -17,10 +17,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from planexec.evals import evaluate_answer, run_suite, suite_from_dict
-from planexec.evals.similarity import levenshtein_distance
+from planexec.evals.similarity_checks import levenshtein_distance
 from planexec.llm import FunctionLLM
 from planexec.models import RunResult
-from tests.evals.test_similarity import (
+from tests.evals.test_similarity_checks import (
     dp_levenshtein,  # the textbook algorithm the tests check against
 )
 

@@ -31,7 +31,7 @@ from planexec.evals.reporting import (
 )
 from planexec.evals.runner import CaseResult, SuiteResult, orchestrator_runner, run_case, run_suite
 from planexec.evals.scoring import evaluate_answer, metrics, run_evaluation_point
-from planexec.evals.similarity import levenshtein_distance, rouge_l
+from planexec.evals.similarity_checks import levenshtein_distance, rouge_l
 from planexec.evals.suite import Case, Suite, SuiteError, load_suite, suite_from_dict
 
 __all__ = [

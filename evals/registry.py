@@ -10,7 +10,7 @@ from planexec.errors import UnknownNameError
 from planexec.evals.base import Validator
 
 # Modules whose module-level `VALIDATORS` make up the built-in catalogue.
-VALIDATOR_MODULES = ("text_checks", "json_checks", "similarity", "judge", "code_check", "run_checks", "scoring")
+VALIDATOR_MODULES = ("text_checks", "json_checks", "similarity_checks", "judge", "code_check", "run_checks", "scoring")
 
 
 class ValidatorRegistry:

@@ -5,13 +5,13 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from planexec.actions import CAPABILITY_TOOL
 from planexec.config import Config
 from planexec.errors import InputError
 from planexec.events import ContextReady, LogMessage
 from planexec.protocols import Embedder, Store
+from planexec.rundata import RunData
 from planexec.similarity import run_embedder
 from planexec.state import RunState
 from planexec.tools.base import Services
@@ -70,17 +70,17 @@ class Background:
         kb = KnowledgeBase(run.config.papers(), run.config.home / "knowledge", embedder=embedder)
         kb.build()
         rag = kb.retrieve(run.request, k=3)
-        run.state["rag_chunks"] = list(rag.chunks)
+        run.state.rag_chunks = [str(c) for c in rag.chunks]
         run.bus.emit(LogMessage("info", "background from " + ", ".join(dict.fromkeys(str(x) for x in rag.sources))))
         return tuple(rag.chunks)
 
 
-def background(services: Services, state: dict[str, Any]) -> tuple[str, ...]:
+def background(services: Services, state: RunData) -> tuple[str, ...]:
     """The run's background passages: retrieved lazily, or those a tool already put in the state."""
     retriever = services.background.peek()
     if retriever is not None:
         return retriever.chunks()
-    return tuple(str(c) for c in state.get("rag_chunks") or ())
+    return tuple(state.rag_chunks)
 
 
 class ContextBuilder:
@@ -88,7 +88,6 @@ class ContextBuilder:
     and sets up background retrieval."""
 
     def prepare(self, run: RunState) -> None:
-        run.state.setdefault("variables", {})
         run.services.background.set(Background(run))
         if run.images is not None:
             run.services.image_loader.load(run)

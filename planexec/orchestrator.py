@@ -1,6 +1,7 @@
 """The orchestrator: context → plan → approve → steps (verified, evaluated) → answer → report.
 
-`run()` is the whole loop, readable top to bottom; each part it calls lives in its own module.
+`_drive()` is the whole loop, readable top to bottom; each part it calls lives in its own module.
+`iter()` streams a run's events (planexec.stream); `run()` and `resume()` consume that stream.
 """
 
 from __future__ import annotations
@@ -8,17 +9,16 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from planexec.approval import review_plan
 from planexec.checkpoint import load_checkpoint, restore, save_checkpoint
+from planexec.components import Components
 from planexec.config import Config
 from planexec.context import ContextBuilder, check_inputs
 from planexec.deadline import skip_the_rest
 from planexec.errors import LLMError, NotCovered, PlanexecError, RunAborted, ToolError, UsageError
-from planexec.evaluator import default_evaluators
 from planexec.events import (
     EventBus,
     PlanCreated,
@@ -29,67 +29,26 @@ from planexec.events import (
     Subscriber,
 )
 from planexec.executor import CircuitBreaker, GuidedExecutor, ToolApproval
-from planexec.inputs import HeuristicInputGenerator, LLMInputGenerator
 from planexec.learning import tool_learner
 from planexec.llm.base import LLM
 from planexec.llm.bounded import BoundedLLM
 from planexec.models import Plan, PlanStep, RunResult, StepResult
 from planexec.params import resolve as resolve_params
 from planexec.persist import bookkeep
-from planexec.planner_additive import AdditivePlanner
 from planexec.planner_heuristic import HeuristicPlanner
-from planexec.planner_llm import LLMPlanner
-from planexec.protocols import (
-    Embedder,
-    InputGenerator,
-    Planner,
-    Sandbox,
-    StepEvaluator,
-    Store,
-    Synthesizer,
-    Verifier,
-)
+from planexec.protocols import Embedder, Sandbox, Store
 from planexec.react import ReactLoop
 from planexec.replan import maybe_replan
 from planexec.report import RunLog, discard_stub, new_run_dir, write_reports
 from planexec.sandbox.forkserver import prewarm
 from planexec.scheduler import Scheduler
-from planexec.similarity import default_scorer
 from planexec.state import RunState
 from planexec.status import run_status
-from planexec.synthesis import LLMSynthesizer, TemplateSynthesizer, input_notes, not_done
+from planexec.stream import Handoff, RunStream
+from planexec.synthesis import TemplateSynthesizer, input_notes, not_done
 from planexec.tools import ToolRegistry, default_registry
-from planexec.verifier import StepVerifier
 
 PlanApproval = Callable[[Plan], Plan | None]
-
-
-@dataclass
-class Components:
-    """The replaceable parts of the loop; `for_llm` picks LLM-backed or heuristic ones."""
-
-    planner: Planner
-    inputs: InputGenerator
-    verifier: Verifier
-    evaluator: StepEvaluator
-    synthesizer: Synthesizer
-
-    @classmethod
-    def for_llm(cls, llm: LLM | None, config: Config, embedder: Embedder | None = None) -> Components:
-        """LLM-backed parts, or with `llm=None` the offline ones; planners score with `embedder`
-        (None: the model `config.embedder` names)."""
-        if llm is None:
-            planner: Planner = HeuristicPlanner(_LazyScorer(config, embedder))
-            return cls(planner, HeuristicInputGenerator(), StepVerifier(), default_evaluators(), TemplateSynthesizer())
-        offline = HeuristicPlanner(_LazyScorer(config, embedder), coder_fallback=True)
-        bounded = llm if isinstance(llm, BoundedLLM) else BoundedLLM(llm, config)
-        return cls(
-            AdditivePlanner(LLMPlanner(bounded.for_purpose("plan"), offline.scorer), offline),
-            LLMInputGenerator(bounded.for_purpose("arguments")),
-            StepVerifier(bounded.for_purpose("verification"), config.verify_with_llm),
-            default_evaluators(),
-            LLMSynthesizer(bounded.for_purpose("answer")),
-        )
 
 
 class Orchestrator:
@@ -117,7 +76,7 @@ class Orchestrator:
         self.bounded = BoundedLLM(llm, self.config) if llm is not None else None
         """The client as every part of a run uses it: bounded by the run's deadline and budget."""
         self.tools = tools if tools is not None else default_registry()
-        self.parts = components or Components.for_llm(self.bounded, self.config, embedder)
+        self.parts = components or Components.defaults(self.bounded, self.config, embedder)
         self.context = ContextBuilder()
 
     @classmethod
@@ -143,20 +102,48 @@ class Orchestrator:
         """Plan (unless `plan` is given), run every step with fallback and verification, answer.
 
         `params` sets analysis parameters (`diameter`, `fs`, `tau`, `neuropil_coefficient`, ...;
-        see `planexec.params`); they override values stated in the request text.
+        see `planexec.params`); they override values stated in the request text. `on_event` sees
+        each event of `iter()`, in the calling thread.
         """
-        if images is not None and self.sandbox is None:
-            prewarm()  # image runs use the sandbox: its imports overlap context and planning
-        run = self._start(request, files, images, on_event, params=params)
-        return self._drive(run, lambda: self._plan(run, plan), approve_plan, approve_tool)
+        return self.iter(request, plan=plan, files=files, images=images, approve_plan=approve_plan,
+                         approve_tool=approve_tool, params=params).consume(on_event)
+
+    def iter(
+        self,
+        request: str,
+        *,
+        plan: Plan | None = None,
+        files: Sequence[str | Path] = (),
+        images: str | Path | None = None,
+        approve_plan: PlanApproval | None = None,
+        approve_tool: ToolApproval | None = None,
+        params: Mapping[str, Any] | None = None,
+    ) -> RunStream:
+        """The run of `run()` as a stream of its events; the stream's `result` is the RunResult.
+
+        The run starts at the first `next()`; closing the stream early cancels it (see planexec.stream).
+        """
+
+        def body(handoff: Handoff) -> RunResult:
+            if images is not None and self.sandbox is None:
+                prewarm()  # image runs use the sandbox: its imports overlap context and planning
+            run = self._start(request, files, images, handoff.emit, params=params)
+            return self._drive(run, lambda: self._plan(run, plan), handoff.in_consumer(approve_plan),
+                               handoff.in_consumer(approve_tool))
+
+        return RunStream(body)
 
     def resume(self, run_dir: str | Path, *, on_event: Subscriber | None = None,
                approve_tool: ToolApproval | None = None) -> RunResult:
         """Continue a checkpointed run from its last finished step, without re-running finished steps."""
         data = load_checkpoint(run_dir)
-        run = self._start(data["request"], data["files"], data["images"], on_event, Path(run_dir),
-                          data.get("params"))
-        return self._drive(run, lambda: restore(run, data), None, approve_tool)
+
+        def body(handoff: Handoff) -> RunResult:
+            run = self._start(data["request"], data["files"], data["images"], handoff.emit, Path(run_dir),
+                              data.get("params"))
+            return self._drive(run, lambda: restore(run, data), None, handoff.in_consumer(approve_tool))
+
+        return RunStream(body).consume(on_event)
 
     def _drive(self, run: RunState, make_plan: Callable[[], Plan], approve_plan: PlanApproval | None,
                approve_tool: ToolApproval | None) -> RunResult:
@@ -204,7 +191,7 @@ class Orchestrator:
             self.bounded.start_run()
         code_llm = self.bounded.for_purpose("code") if self.bounded is not None else None
         run = RunState(request.strip(), self.config, self.tools, bus, code_llm, paths, img, out, params=resolved)
-        run.state["variables"] = {"params": dict(resolved.values)}
+        run.state.variables = {"params": dict(resolved.values)}
         if self.store is not None:
             run.services.store.set(self.store, owned=False)
         run.services.sandbox, run.services.embedder = self.sandbox, self.embedder
@@ -263,7 +250,7 @@ class Orchestrator:
             run.errors.append(f"synthesis failed, templated answer given instead: {exc}")
             answer = TemplateSynthesizer().synthesize(run.request, steps, run.results)
         answer += not_done(run.plan, run.errors) if status != "succeeded" else ""
-        answer += input_notes(run.state.get("stack_meta")) if steps else ""
+        answer += input_notes(run.state.stack_meta) if steps else ""
         run.timings["synthesis"] = time.perf_counter() - started
         run.timings["total"] = run.elapsed()
         result = RunResult(
@@ -305,32 +292,6 @@ def _status(run: RunState, steps: list[StepResult]) -> str:
     if status == "succeeded" and run.plan and run.plan.unplanned:  # a part of the request no step served
         return "partial"
     return status
-
-
-class _LazyScorer:
-    """Loads the embedding model only when the heuristic planner first scores something."""
-
-    def __init__(self, config: Config, embedder: Embedder | None = None) -> None:
-        self.spec = config.embedder
-        self.embedder = embedder
-        self.cache_dir = Path(config.home) / "capabilities" / ".index"
-        self._scorer: Any = None
-
-    def _get(self) -> Any:
-        if self._scorer is None:
-            self._scorer = default_scorer(self.spec, self.cache_dir, self.embedder)
-        return self._scorer
-
-    @property
-    def name(self) -> str:
-        return self._get().name
-
-    @property
-    def threshold(self) -> float:
-        return self._get().threshold
-
-    def scores(self, query: str, docs: Sequence[str]) -> list[float]:
-        return self._get().scores(query, docs)
 
 
 __all__ = ["Components", "Orchestrator", "PlanStep"]

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from planexec.errors import ConfigError, PlanexecError
 from planexec.llm.base import Message, complete_json
+from planexec.llm.providers import KEY_ENVS
 from planexec.models import PlanStep, RunResult, StepResult, ToolAttempt, Verdict
 from planexec.serialize import summarize
 from planexec.tools.base import ToolContext, merge_state, validate_args
@@ -45,7 +46,7 @@ class ReactLoop:
 
     def __init__(self, orchestrator: Orchestrator, max_steps: int) -> None:
         if orchestrator.llm is None:
-            raise ConfigError("free ReAct mode needs an LLM: set OPENAI_API_KEY or ANTHROPIC_API_KEY, or use run()")
+            raise ConfigError(f"free ReAct mode needs an LLM: set {' or '.join(KEY_ENVS)}, or use run()")
         assert orchestrator.bounded is not None
         self.orch = orchestrator
         self.bounded = orchestrator.bounded

@@ -8,6 +8,7 @@ import json
 import shutil
 import threading
 import time
+from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ from planexec.report_calcium import calcium_outputs
 from planexec.report_code import standalone_script, time_axis_of
 from planexec.report_html import assumed_rate_note, html, scalar_results
 from planexec.report_json import ArrayStore, arrays_to_files, externalize
+from planexec.rundata import RunData
 from planexec.serialize import summarize
 
 
@@ -61,22 +63,23 @@ class RunLog:
                 self._fh.close()
 
 
-def run_record(result: RunResult, state: dict[str, Any]) -> dict[str, Any]:
+def run_record(result: RunResult, state: Mapping[str, Any]) -> dict[str, Any]:
     """What was analysed and by what: the input (path, shape, dtype, fs, pixel size) and the version.
 
     The parameters (every value with where it came from) are the RunResult's own `params`."""
     import planexec
 
-    meta = state.get("stack_meta")
+    meta = RunData.of(state).stack_meta
     inputs = meta.describe() if meta is not None and hasattr(meta, "describe") else {}
     return {"version": planexec.__version__, "inputs": inputs}
 
 
-def write_reports(result: RunResult, state: dict[str, Any]) -> None:
+def write_reports(result: RunResult, state: Mapping[str, Any]) -> None:
     """Write into result.output_dir: field-format outputs (suite2p folder, NWB), report figures,
     report.json (arrays in arrays/*.npy), report.md, report.html and generated_code.py."""
     if not result.output_dir:
         return
+    state = RunData.of(state)
     out = Path(result.output_dir)
     record = run_record(result, state)
     calcium = calcium_outputs(out, state, record["version"])
@@ -94,12 +97,12 @@ def write_reports(result: RunResult, state: dict[str, Any]) -> None:
     (out / "report.html").write_text(html(result, record, figures, calcium.cells, code), encoding="utf-8")
 
 
-def _code(result: RunResult, state: dict[str, Any], record: dict[str, Any]) -> str:
-    blocks = state.get("code_blocks") or []
-    if not blocks:
+def _code(result: RunResult, state: RunData, record: dict[str, Any]) -> str:
+    if not state.code_blocks:
         return ""
-    params = dict((state.get("variables") or {}).get("params") or (result.params or {}).get("values") or {})
-    return standalone_script(result.request, blocks, record["version"], params, time_axis_of(state.get("stack_meta")))
+    params = dict(state.variables.get("params") or (result.params or {}).get("values") or {})
+    return standalone_script(result.request, state.code_blocks, record["version"], params,
+                             time_axis_of(state.stack_meta))
 
 
 def markdown(result: RunResult, record: dict[str, Any] | None = None, figures: list[Path] | None = None,

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from planexec.errors import PlanexecError
+from planexec.rundata import RunData
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +68,7 @@ def _attempt(outputs: dict[str, str], name: str, fn: Any) -> Any:
     return None
 
 
-def calcium_outputs(out: Path, state: dict[str, Any], version: str) -> CalciumOutputs:
+def calcium_outputs(out: Path, state: Mapping[str, Any], version: str) -> CalciumOutputs:
     """Write the field-format files for a run that extracted traces; nothing for other runs."""
     from planexec.tools.calcium_export import collect, write_suite2p
 
@@ -80,7 +82,7 @@ def calcium_outputs(out: Path, state: dict[str, Any], version: str) -> CalciumOu
     nwb = _attempt(result.outputs, "nwb", lambda: _nwb(res, out, version))
     if nwb is not None:
         result.outputs["nwb"] = nwb.name
-    variables = state.get("variables") or {}
+    variables = RunData.of(state).variables
     events = variables.get("events") if isinstance(variables.get("events"), list) else None
     result.cells = _attempt(result.outputs, "cell_table", lambda: _cells(res, events)) or []
     result.figures = _attempt(result.outputs, "report_figures", lambda: _figures(res, events, out)) or []

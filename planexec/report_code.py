@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import textwrap
+from collections.abc import Sequence
 from typing import Any
 
 from planexec.serialize import to_jsonable
@@ -166,7 +167,7 @@ def _outputs(header: str) -> list[str]:
     return re.findall(r"'([^']+)'", match.group(1)) if match else []
 
 
-def standalone_script(request: str, blocks: list[tuple[str, str]], version: str, params: dict[str, Any],
+def standalone_script(request: str, blocks: Sequence[tuple[str, str]], version: str, params: dict[str, Any],
                       time_axis: int = 0) -> str:
     """The script for the run's code blocks; the run's own input-loading block is replaced by `load_movie`."""
     steps = [(h, c) for h, c in blocks if not h.startswith("Inputs:")]

@@ -15,6 +15,7 @@ from planexec.models import Plan, PlanStep, StepResult, Usage
 from planexec.params import Params
 from planexec.protocols import PlanningContext
 from planexec.records import ExecutionEntry, ReplanRecord
+from planexec.rundata import RunData
 from planexec.tools.base import Services, ToolContext, ToolOutput, merge_state
 from planexec.tools.registry import ToolRegistry
 
@@ -37,7 +38,8 @@ class RunState:
     plan: Plan | None = None
     step_results: dict[int, StepResult] = field(default_factory=dict)
     results: dict[str, Any] = field(default_factory=dict)
-    state: dict[str, Any] = field(default_factory=dict)
+    state: RunData = field(default_factory=RunData)
+    """What tools share: variables, code blocks, input metadata, passages and tools' own keys."""
     services: Services = field(default_factory=Services)
     errors: list[str] = field(default_factory=list)
     artifacts: list[str] = field(default_factory=list)
@@ -62,7 +64,7 @@ class RunState:
     lock: threading.RLock = field(default_factory=threading.RLock)
 
     def tool_context(self, step: PlanStep | None) -> ToolContext:
-        """A context sharing this run's state dict and services."""
+        """A context sharing this run's data and services."""
         return ToolContext(
             request=self.request,
             step=step,
@@ -81,12 +83,12 @@ class RunState:
             tools=self.tools,
             files=self.files,
             images=self.images,
-            rag_chunks=tuple(self.state.get("rag_chunks", ())),
+            rag_chunks=tuple(self.state.rag_chunks),
             background=background.chunks if (background := self.services.background.peek()) is not None else None,
             capabilities=self.capabilities,
             completed=tuple(r for r in self.ordered_results() if r.status != "pending"),
             failure=failure,
-            variables=tuple(self.state.get("variables") or ()),
+            variables=tuple(self.state.variables),
             store=self.services.store.peek(),
         )
 

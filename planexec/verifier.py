@@ -43,7 +43,7 @@ def _bad_number(value: Any) -> bool:
 def produced(output: ToolOutput, ctx: ToolContext) -> dict[str, Any]:
     """Every named value an output makes visible: its dict value, results and state."""
     found: dict[str, Any] = {}
-    for variables in (ctx.state.get("variables"), output.state.get("variables")):
+    for variables in (ctx.state.variables, output.state.get("variables")):
         if isinstance(variables, dict):
             found.update(variables)
     found.update(output.state)

@@ -217,10 +217,10 @@ def _vm_size_bytes() -> int:
 _bounding_dropped = False
 
 
-def drop_capabilities() -> None:
+def drop_privileges() -> None:
     """Set no_new_privs and drop the bounding and ambient capability sets (needs no other layer).
 
-    The effective set stays until `clear_capabilities`, so a spare can do this ahead of time.
+    The effective set stays until `clear_privileges`, so a spare can do this ahead of time.
     """
     global _bounding_dropped
     libc = _libc()
@@ -234,7 +234,7 @@ def drop_capabilities() -> None:
     _bounding_dropped = True
 
 
-def clear_capabilities() -> None:
+def clear_privileges() -> None:
     """Empty the effective, permitted and inheritable sets (after any uid change)."""
     if os.geteuid() != 0 and _effective_caps() == 0:
         return
@@ -285,7 +285,7 @@ def prepare(layers: tuple[str, ...]) -> None:
     devices, build the seccomp signal filter for this pid. Nothing here confines yet."""
     global _ruleset
     if "capabilities" in layers:
-        drop_capabilities()
+        drop_privileges()
     if "landlock" in layers:
         _ruleset = _library_ruleset()
     if "seccomp" in layers:
@@ -321,14 +321,14 @@ def apply(layers: tuple[str, ...], reads: list[str], scratch: str, limits: Limit
         set_limits(limits)
         done("rlimits")
     if "capabilities" in layers:
-        drop_capabilities()
+        drop_privileges()
     elif {"landlock", "seccomp", "identity"} & set(layers):
         _libc().prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
     if "identity" in layers and uid is not None:
         become(uid)
         done(f"identity(uid {uid})")
     if "capabilities" in layers:
-        clear_capabilities()
+        clear_privileges()
         done("capabilities")
     if "landlock" in layers:
         ruleset, _ruleset = _ruleset or _library_ruleset(), None

@@ -36,7 +36,7 @@ BUILTIN_MODULES = (
     "table",
     "code",
     "rag",
-    "capability",
+    "capability_runner",
     "curves_data",
     "curves_stats",
     "curves_vis",

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from planexec.errors import ToolInputError
+from planexec.rundata import RunData
 from planexec.services import Services
 
 if TYPE_CHECKING:
@@ -37,20 +38,13 @@ class ToolOutput:
     state: dict[str, Any] = field(default_factory=dict)
 
 
-def merge_state(state: dict[str, Any], update: dict[str, Any]) -> None:
+def merge_state(state: RunData, update: dict[str, Any]) -> None:
     """Merge a tool's `ToolOutput.state` into the run's: the one way tools change the run state.
 
     `variables` are added to the run's (parallel steps each add their own) and `code_blocks`
     appended, a block the run already has (the inputs preamble) not repeated; other keys replace.
     """
-    rest = dict(update)
-    variables, blocks = rest.pop("variables", None), rest.pop("code_blocks", None)
-    state.update(rest)
-    if variables:
-        state["variables"] = {**(state.get("variables") or {}), **variables}
-    if blocks:
-        have = list(state.get("code_blocks") or ())
-        state["code_blocks"] = have + [b for b in blocks if b not in have]
+    state.merge(update)
 
 
 @dataclass
@@ -63,9 +57,13 @@ class ToolContext:
     files: tuple[Path, ...] = ()
     images: Path | None = None
     output_dir: Path | None = None
-    state: dict[str, Any] = field(default_factory=dict)
+    state: RunData = field(default_factory=RunData)
+    """The run's shared data (a plain dict given here is copied into one)."""
     services: Services = field(default_factory=Services)
     config: Config | None = None
+
+    def __post_init__(self) -> None:
+        self.state = RunData.of(self.state)
 
     @property
     def figures_dir(self) -> Path:

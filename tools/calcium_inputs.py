@@ -20,8 +20,8 @@ class CalciumImages:
         assert run.images is not None
         movie = _load_images(run.images, run.params.values)
         run.services.movie.set(movie)  # closed with the run: removes a temporary copy of the movie
-        run.state.setdefault("variables", {})["images"], meta = movie.images, movie.meta
-        run.state["stack_meta"] = meta
+        run.state.variables["images"], meta = movie.images, movie.meta
+        run.state.stack_meta = meta
         _acquisition_into_params(run, meta)
         for warning in [*(getattr(meta, "skipped", ()) or ()), *([meta.axes_note] if meta.axes_note else [])]:
             run.bus.emit(LogMessage("warning", str(warning)))
@@ -54,7 +54,7 @@ def _acquisition_into_params(run: RunState, meta: Any) -> None:
         acq.fs_source = "stated in the request"
     if run.params.sources.get("pixel_size") == "request":
         acq.pixel_size_source = "stated in the request"
-    values = run.state.setdefault("variables", {}).setdefault("params", {})
+    values = run.state.variables.setdefault("params", {})
     for key, value, source in (("fs", acq.fs, acq.fs_source), ("pixel_size", acq.pixel_size, acq.pixel_size_source)):
         if value is not None and run.params.values.get(key) is None:  # the file's value; the user's wins
             run.params.values[key], run.params.sources[key] = value, source

@@ -1,7 +1,7 @@
 """`python_code` and `python_coder`: run analysis code in the run's sandbox session.
 
 Both share one sandbox session per run (`ctx.services.session`), opened with the
-variables earlier steps published in `ctx.state["variables"]`, so later steps see what
+variables earlier steps published in `ctx.state.variables`, so later steps see what
 earlier code computed.
 """
 
@@ -13,6 +13,7 @@ from typing import Any
 from planexec.context import background
 from planexec.errors import ToolError
 from planexec.llm.base import Message
+from planexec.llm.providers import KEY_ENVS
 from planexec.protocols import SandboxSession
 from planexec.sandbox import ExecutionResult, Sandbox
 from planexec.sandbox.handle import file_backed
@@ -34,8 +35,8 @@ and optionally `figure` (a matplotlib Figure). Answer with one ```python code bl
 
 
 def session_for(ctx: ToolContext) -> SandboxSession:
-    """The run's sandbox session; new variables from `ctx.state["variables"]` are passed in."""
-    variables = dict(ctx.state.get("variables") or {})
+    """The run's sandbox session; new variables from `ctx.state.variables` are passed in."""
+    variables = dict(ctx.state.variables)
 
     def factory() -> SandboxSession:
         if ctx.services.sandbox is not None:
@@ -79,7 +80,7 @@ def _outputs(session: SandboxSession, ctx: ToolContext) -> dict[str, Any]:
         found = session.get(names, missing_ok=True)
     except Exception:  # noqa: BLE001 - publishing outputs is best effort
         return {}
-    return {"variables": {**(ctx.state.get("variables") or {}), **found}} if found else {}
+    return {"variables": {**ctx.state.variables, **found}} if found else {}
 
 
 _NOT_RESULTS = ("_image", "_labels", "_mask", "images", "movie", "denoised")
@@ -161,7 +162,7 @@ def python_coder(ctx: ToolContext) -> ToolOutput:
     """Ask the LLM to write Python analysis code for the step's goal, run it in the sandbox, and retry once with the error if it fails."""
     if ctx.llm is None:
         raise ToolError(
-            "python_coder needs an LLM; set OPENAI_API_KEY/ANTHROPIC_API_KEY or use a capability"
+            f"python_coder needs an LLM; set {'/'.join(KEY_ENVS)} or use a capability"
         )
     session = session_for(ctx)
     messages = [Message("system", CODER_SYSTEM),

@@ -28,6 +28,7 @@ def _version(name: str) -> str | None:
 
 def facts() -> dict[str, Any]:
     """Everything doctor reports, as data (the sandbox probe applies nothing to this process)."""
+    from planexec.llm.providers import KEY_ENVS
     from planexec.sandbox import Sandbox
 
     caps = Sandbox.capabilities()
@@ -44,7 +45,7 @@ def facts() -> dict[str, Any]:
             "refusal": caps.refusal,
         },
         "packages": {name: _version(name) for name in PACKAGES},
-        "llm_keys": {k: bool(os.environ.get(k)) for k in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")},
+        "llm_keys": {k: bool(os.environ.get(k)) for k in KEY_ENVS},
         "home": {"path": str(home), "writable": _writable(home)},
     }
 

@@ -14,7 +14,6 @@ from planexec.llm.base import (
     Completion,
     Message,
     Reply,
-    as_messages,
     complete_json,
     extract_json,
 )
@@ -35,7 +34,6 @@ __all__ = [
     "OpenAIChat",
     "Reply",
     "ScriptedLLM",
-    "as_messages",
     "complete_json",
     "extract_json",
 ]

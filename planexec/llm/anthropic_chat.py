@@ -11,10 +11,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from planexec.llm.base import Ask, Message, Reply
+from planexec.llm.providers import ANTHROPIC
 from planexec.llm.retry import MalformedReply
 from planexec.llm.sdk_chat import SDKChat
 
-DEFAULT_BASE_URL = "https://api.anthropic.com"
+DEFAULT_BASE_URL = ANTHROPIC.default_base_url
 DEFAULT_MAX_TOKENS = 4096
 
 
@@ -23,10 +24,10 @@ class AnthropicChat(SDKChat):
 
     sdk_module = "anthropic"
     provider = client_class = "Anthropic"
-    key_env = "ANTHROPIC_API_KEY"
-    base_url_env = "ANTHROPIC_BASE_URL"
+    key_env = ANTHROPIC.key_env
+    base_url_env = ANTHROPIC.base_url_env
     default_base_url = DEFAULT_BASE_URL
-    default_model = "claude-3-5-haiku-latest"
+    default_model = ANTHROPIC.default_model
     usage_fields = ("input_tokens", "output_tokens")
 
     def reply(self, messages: list[Message], ask: Ask) -> Reply:

@@ -119,16 +119,6 @@ def _estimate_tokens(chars: int) -> int:
     return max(1, chars // 4) if chars else 0
 
 
-def as_messages(prompt: str | Sequence[Message], system: str | None = None) -> list[Message]:
-    """Normalise a plain prompt (plus optional system text) to a message list."""
-    msgs: list[Message] = [Message("system", system)] if system else []
-    if isinstance(prompt, str):
-        msgs.append(Message("user", prompt))
-    else:
-        msgs.extend(prompt)
-    return msgs
-
-
 def prompt_chars(messages: Sequence[Message]) -> int:
     return sum(len(m.content) for m in messages)
 

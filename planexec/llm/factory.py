@@ -8,25 +8,21 @@ from collections.abc import Mapping
 from planexec.config import Config
 from planexec.errors import ConfigError
 from planexec.llm.base import LLM
-
-DEFAULT_MODELS = {"openai": "gpt-4o-mini", "anthropic": "claude-3-5-haiku-latest"}
-KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
-BASE_URL_ENV = {"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL"}
+from planexec.llm.providers import PROVIDERS
 
 
 def choose_backend(config: Config, env: Mapping[str, str] | None = None) -> str:
     """The backend `config.llm` resolves to: openai, anthropic or none.
 
-    `auto` takes OpenAI when OPENAI_API_KEY is set, else Anthropic when ANTHROPIC_API_KEY
-    is set, else an OpenAI-compatible local server when a base_url is given, else none.
+    `auto` takes the first provider whose API key is set (OPENAI_API_KEY, then
+    ANTHROPIC_API_KEY), else an OpenAI-compatible local server when a base_url is given, else none.
     """
     env = os.environ if env is None else env
     if config.llm != "auto":
         return config.llm
-    if env.get("OPENAI_API_KEY"):
-        return "openai"
-    if env.get("ANTHROPIC_API_KEY"):
-        return "anthropic"
+    for provider in PROVIDERS.values():
+        if env.get(provider.key_env):
+            return provider.backend
     if config.base_url:
         return "openai"
     return "none"
@@ -38,20 +34,21 @@ def make_llm(config: Config, env: Mapping[str, str] | None = None) -> LLM | None
     backend = choose_backend(config, env)
     if backend == "none":
         return None
-    if backend not in DEFAULT_MODELS:
+    provider = PROVIDERS.get(backend)
+    if provider is None:
         raise ConfigError(
-            f"unknown LLM backend {backend!r}; choose one of auto, none, openai, anthropic"
+            f"unknown LLM backend {backend!r}; choose one of auto, none, {', '.join(PROVIDERS)}"
         )
-    key = env.get(KEY_ENV[backend]) or None
-    base_url = config.base_url or env.get(BASE_URL_ENV[backend]) or None
+    key = env.get(provider.key_env) or None
+    base_url = config.base_url or env.get(provider.base_url_env) or None
     if key is None and backend == "openai" and base_url:
         key = "not-needed"  # a local OpenAI-compatible server ignores the key
     if key is None:
         hint = " or pass --base-url for a local server" if backend == "openai" else ""
         raise ConfigError(
-            f"--llm {backend} needs an API key: set {KEY_ENV[backend]}{hint}, or use --llm none"
+            f"--llm {backend} needs an API key: set {provider.key_env}{hint}, or use --llm none"
         )
-    model = config.model or DEFAULT_MODELS[backend]
+    model = config.model or provider.default_model
     if backend == "openai":
         from planexec.llm.openai_chat import OpenAIChat
 

@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from planexec.llm.base import Ask, Message, Reply, prompt_chars
+from planexec.llm.providers import OPENAI
 from planexec.llm.retry import (
     MalformedReply,
     ProviderErrors,
@@ -35,7 +36,7 @@ from planexec.llm.retry import (
 from planexec.llm.sdk_chat import SDKChat
 
 JSON_MODES = ("json_schema", "json_object_schema", "json_object", "prompt")
-DEFAULT_BASE_URL = "https://api.openai.com/v1"
+DEFAULT_BASE_URL = OPENAI.default_base_url
 _REJECTION_WORDS = ("response_format", "json_schema", "json_object", "validation error")
 
 
@@ -44,10 +45,10 @@ class OpenAIChat(SDKChat):
 
     sdk_module = "openai"
     provider = client_class = "OpenAI"
-    key_env = "OPENAI_API_KEY"
-    base_url_env = "OPENAI_BASE_URL"
+    key_env = OPENAI.key_env
+    base_url_env = OPENAI.base_url_env
     default_base_url = DEFAULT_BASE_URL
-    default_model = "gpt-4o-mini"
+    default_model = OPENAI.default_model
     json_mode = JSON_MODES[0]
     """The first JSON mode the server is believed to accept; advances on a refusal."""
     stream = False
@@ -57,7 +58,7 @@ class OpenAIChat(SDKChat):
         return "not-needed" if self.base_url != DEFAULT_BASE_URL else None  # local servers ignore the key
 
     def missing_key(self) -> str:
-        return "OpenAI needs an API key: set OPENAI_API_KEY, pass --base-url for a local server, or use --llm none"
+        return f"OpenAI needs an API key: set {self.key_env}, pass --base-url for a local server, or use --llm none"
 
     def reply(self, messages: list[Message], ask: Ask) -> Reply:
         """Ask the server; with a JSON schema, use the best JSON mode it accepts."""

@@ -13,7 +13,7 @@ def test_all_names_exist_and_are_sorted() -> None:
     for name in evals.__all__:
         assert hasattr(evals, name), name
     public = {n for n in dir(evals) if not n.startswith("_") and n not in
-              {"annotations", "base", "judge", "registry", "reporting", "runner", "scoring", "similarity", "suite",
+              {"annotations", "base", "judge", "registry", "reporting", "runner", "scoring", "similarity_checks", "suite",
                "text_checks", "json_checks", "code_check", "run_checks", "suite_schema"}}
     assert public == set(evals.__all__)
 

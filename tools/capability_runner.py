@@ -15,6 +15,7 @@ from planexec.models import Evaluation, StepResult
 from planexec.params import resolve as resolve_params
 from planexec.protocols import SandboxSession, Store
 from planexec.report_calcium import warm_report_imports
+from planexec.rundata import CodeBlock
 from planexec.serialize import summarize
 from planexec.tools.base import ToolContext, ToolOutput
 from planexec.tools.code import publishable, session_for
@@ -26,7 +27,7 @@ def _store(ctx: ToolContext) -> Store:
 
 def run_params(ctx: ToolContext) -> dict[str, Any]:
     """The run's analysis parameters (defaults when the run set none), as the variable `params`."""
-    params = (ctx.state.get("variables") or {}).get("params")
+    params = ctx.state.variables.get("params")
     return params if isinstance(params, dict) else dict(resolve_params("").values)
 
 
@@ -35,7 +36,7 @@ def _figure_session(ctx: ToolContext, inputs: list[str]) -> SandboxSession | Non
 
     Drawing then overlaps the analysis still running in the main session, on another core.
     """
-    variables = ctx.state.get("variables") or {}
+    variables = ctx.state.variables
     if not inputs or not all(v in variables for v in inputs):
         return None
 
@@ -66,7 +67,7 @@ class RunCapability:
         warm_report_imports()  # the host only waits for the worker from here: load what the report needs later
         cap = _store(ctx).load(args["capability_id"])
         params = run_params(ctx)
-        variables = {**(ctx.state.get("variables") or {}), "params": params}
+        variables = {**ctx.state.variables, "params": params}
         figures = [o for o in cap.outputs if o.startswith("fig")]
         session = _figure_session(ctx, cap.inputs) if figures == cap.outputs else None
         session = session or session_for(ctx)
@@ -95,11 +96,11 @@ class RunCapability:
                   f"capability {cap.id} v{cap.version} ({cap.origin}): {cap.description}\n"
                   f"inputs {cap.inputs} -> outputs {cap.outputs}"
                   + (f"\nparameters {used}" if used else ""))
-        blocks = []
-        if not ctx.state.get("code_blocks") and ctx.images is not None:
-            blocks.append(ctx.services.image_loader.preamble(ctx.images, params))
-        blocks.append((header, cap.code))
-        published = {**values, **({} if "params" in (ctx.state.get("variables") or {}) else {"params": params})}
+        blocks: list[CodeBlock] = []
+        if not ctx.state.code_blocks and ctx.images is not None:
+            blocks.append(CodeBlock(*ctx.services.image_loader.preamble(ctx.images, params)))
+        blocks.append(CodeBlock(header, cap.code))
+        published = {**values, **({} if "params" in ctx.state.variables else {"params": params})}
         results = {k: v for k, v in values.items() if publishable(k, v)}
         shown = ", ".join(f"{k}={summarize(v, 60)}" for k, v in values.items())
         summary = f"{cap.id}: {shown or 'done'}" + (f"; {len(artifacts)} figure(s)" if artifacts else "")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from planexec.evals.similarity import lcs_length, levenshtein_distance, rouge_l
+from planexec.evals.similarity_checks import lcs_length, levenshtein_distance, rouge_l
 
 text = st.text(alphabet="abcdé ", max_size=90)
 

@@ -1,7 +1,8 @@
 """The orchestrator: context → plan → approve → steps (verified, evaluated) → answer → report.
 
 `_drive()` is the whole loop, readable top to bottom; each part it calls lives in its own module.
-`iter()` streams a run's events (planexec.stream); `run()` and `resume()` consume that stream.
+`iter()` streams a run's events (planexec.stream) from the same loop, which `run()` and
+`resume()` drive in the calling thread.
 """
 
 from __future__ import annotations
@@ -103,10 +104,19 @@ class Orchestrator:
 
         `params` sets analysis parameters (`diameter`, `fs`, `tau`, `neuropil_coefficient`, ...;
         see `planexec.params`); they override values stated in the request text. `on_event` sees
-        each event of `iter()`, in the calling thread.
+        the events `iter()` yields, as they happen. The loop runs in the calling thread, so Ctrl-C
+        stops the step that is running at once (`iter()` can only stop at the next event).
         """
-        return self.iter(request, plan=plan, files=files, images=images, approve_plan=approve_plan,
-                         approve_tool=approve_tool, params=params).consume(on_event)
+        return self._run_new(request, plan, files, images, on_event, approve_plan, approve_tool, params)
+
+    def _run_new(self, request: str, plan: Plan | None, files: Sequence[str | Path],
+                 images: str | Path | None, on_event: Subscriber | None,
+                 approve_plan: PlanApproval | None, approve_tool: ToolApproval | None,
+                 params: Mapping[str, Any] | None) -> RunResult:
+        if images is not None and self.sandbox is None:
+            prewarm()  # image runs use the sandbox: its imports overlap context and planning
+        run = self._start(request, files, images, on_event, params=params)
+        return self._drive(run, lambda: self._plan(run, plan), approve_plan, approve_tool)
 
     def iter(
         self,
@@ -125,11 +135,8 @@ class Orchestrator:
         """
 
         def body(handoff: Handoff) -> RunResult:
-            if images is not None and self.sandbox is None:
-                prewarm()  # image runs use the sandbox: its imports overlap context and planning
-            run = self._start(request, files, images, handoff.emit, params=params)
-            return self._drive(run, lambda: self._plan(run, plan), handoff.in_consumer(approve_plan),
-                               handoff.in_consumer(approve_tool))
+            return self._run_new(request, plan, files, images, handoff.emit,
+                                 handoff.in_consumer(approve_plan), handoff.in_consumer(approve_tool), params)
 
         return RunStream(body)
 
@@ -137,13 +144,9 @@ class Orchestrator:
                approve_tool: ToolApproval | None = None) -> RunResult:
         """Continue a checkpointed run from its last finished step, without re-running finished steps."""
         data = load_checkpoint(run_dir)
-
-        def body(handoff: Handoff) -> RunResult:
-            run = self._start(data["request"], data["files"], data["images"], handoff.emit, Path(run_dir),
-                              data.get("params"))
-            return self._drive(run, lambda: restore(run, data), None, handoff.in_consumer(approve_tool))
-
-        return RunStream(body).consume(on_event)
+        run = self._start(data["request"], data["files"], data["images"], on_event, Path(run_dir),
+                          data.get("params"))
+        return self._drive(run, lambda: restore(run, data), None, approve_tool)
 
     def _drive(self, run: RunState, make_plan: Callable[[], Plan], approve_plan: PlanApproval | None,
                approve_tool: ToolApproval | None) -> RunResult:

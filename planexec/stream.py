@@ -1,4 +1,5 @@
-"""A run as a stream of its events: `Orchestrator.iter()` returns a `RunStream`; `run()` consumes one.
+"""A run as a stream of its events: `Orchestrator.iter()` returns a `RunStream` (`run()` drives the
+same loop in the calling thread).
 
 The loop runs in a thread of its own (its parallel steps in a pool under that thread). Each event
 is handed to the thread iterating the stream, and the loop waits until that thread asks for the
@@ -215,7 +216,7 @@ class RunStream(Iterator[Event]):
         raise UsageError(f"the run {state}; iterate the stream to its end before reading `result`")
 
     def consume(self, on_event: Subscriber | None = None) -> RunResult:
-        """Iterate to the end, passing each event to `on_event`, and return the result (what `run()` does)."""
+        """Iterate to the end, passing each event to `on_event`, and return the result (as `run()` would)."""
         with self:
             for event in self:
                 if on_event is not None:

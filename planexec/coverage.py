@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from planexec.actions import Action, split_clauses
+from planexec.coverage_names import Vocabulary, unknown_methods
 from planexec.coverage_terms import Named, denial_conflicts, objects, split_negated
 from planexec.datafiles import shipped
 from planexec.knowledge.reuse import ReusePolicy, compare_terms
@@ -246,6 +247,8 @@ class Judge:
     policy: ReusePolicy
     check_objects: bool = True
     """Reject an action that never names an object the clause is about (cells, events, curves...)."""
+    vocabulary: Vocabulary | None = None
+    """The words of the whole library, for method names no action says (default: those of the actions judged)."""
 
     @classmethod
     def for_scorer(cls, scorer: Scorer, threshold: float | None = None) -> Judge:
@@ -269,11 +272,13 @@ class Judge:
         asked = Named.of(clause)  # the specifics are the clause's own; context only helps the similarity
         asked = dataclasses.replace(asked, objects=objects(split_negated(text)[0]))
         sees = _asks_to_see(clause, asked)
-        out = [self._decide(asked, a, best.get(a.name, 0.0), sees) for a in actions]
+        unknown = unknown_methods(split_negated(clause)[0], self.vocabulary or library_vocabulary(actions))
+        out = [self._decide(asked, a, best.get(a.name, 0.0), sees, unknown) for a in actions]
         out.sort(key=lambda c: (c.accepted, c.score), reverse=True)
         return out
 
-    def _decide(self, asked: Named, action: Action, semantic: float, sees: bool = False) -> Candidate:
+    def _decide(self, asked: Named, action: Action, semantic: float, sees: bool = False,
+                unknown: Sequence[str] = ()) -> Candidate:
         text = " ".join([action.name.replace("_", " "), action.title, *phrasings(action), *action.tags])
         if action.type == "capability":  # what it reads and writes, its name and examples; not incidental words of its description
             about = " ".join([action.name.replace("_", " "), action.title, *action.examples, *action.tags])
@@ -299,7 +304,9 @@ class Judge:
         no_plot = "plot" in asked.denied_terms.groups.get("action", frozenset())
         ok, score, reason = self.policy.decide(semantic, terms, None)
         unnamed = sorted(asked.objects - have.objects) if self.check_objects else []
-        if ok and "paper" in have.objects and "paper" not in asked.objects:
+        if ok and unknown:
+            ok, reason = False, f"names {', '.join(unknown)}, which no tool or capability here does"
+        elif ok and "paper" in have.objects and "paper" not in asked.objects:
             ok, reason = False, "searches the literature; the clause names no paper or method to look up"
         elif ok and unnamed:
             ok, reason = False, f"works on {', '.join(sorted(have.objects)) or 'other things'}, not {', '.join(unnamed)}"
@@ -308,6 +315,11 @@ class Judge:
         elif ok and wants_plot and not _makes_figure(action):
             ok, reason = False, "makes no figure; the clause asks for one"
         return Candidate(action.name, action.tool, score, semantic, ok, reason)
+
+
+def library_vocabulary(actions: Iterable[Action]) -> Vocabulary:
+    """Every word the actions say (names, titles, phrasings, tags), to tell a known method name from an unknown one."""
+    return Vocabulary.of(t for a in actions for t in (a.name, a.title, *phrasings(a), *a.tags))
 
 
 def in_domain(clause: str, actions: Iterable[Action]) -> bool:
@@ -349,4 +361,4 @@ def assess(request: str, actions: Sequence[Action], scorer: Scorer, *, has_input
 
 
 __all__ = ["INPUT", "NOTHING", "Candidate", "ClauseCoverage", "Coverage", "Judge", "asked_columns", "assess", "assess_clause",
-           "in_domain", "table_columns", "with_columns"]
+           "in_domain", "library_vocabulary", "table_columns", "with_columns"]

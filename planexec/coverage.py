@@ -363,7 +363,7 @@ def assess_clause(clause: str, actions: Sequence[Action], judge: Judge, has_inpu
 def assess(request: str, actions: Sequence[Action], scorer: Scorer, *, has_input: bool = False,
            threshold: float | None = None) -> Coverage:
     """Coverage of every clause of `request` by `actions` (tools and capabilities as planner actions)."""
-    judge = Judge.for_scorer(scorer, threshold)
+    judge = dataclasses.replace(Judge.for_scorer(scorer, threshold), vocabulary=library_vocabulary(actions))
     clauses = split_clauses(request)
     return Coverage(request, tuple(
         assess_clause(c, actions, judge, has_input, context=clauses[i - 1] if i else "") for i, c in enumerate(clauses)))

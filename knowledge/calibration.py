@@ -210,13 +210,14 @@ def kfold_coverage(pairs: Sequence[CoveragePair], actions: Sequence[Any], scorer
     fold also picks the penalty that gives the best recall at `min_precision` on its training folds.
     With `shipped` (the threshold planexec uses), the decision at it is measured on the same pairs too.
     """
-    from planexec.coverage import Judge
+    from planexec.coverage import Judge, library_vocabulary
 
     by_name = {a.name: a for a in actions}
+    vocabulary = library_vocabulary(actions)  # the library's words, not labels: the same in every fold
 
     def score(items: Sequence[CoveragePair], penalty: float) -> list[tuple[CoveragePair, float, float, str]]:
         # every pair scored (threshold -10); the fitted threshold is applied below
-        judge = Judge(scorer, ReusePolicy(threshold=-10.0, unspecified_penalty=penalty))
+        judge = Judge(scorer, ReusePolicy(threshold=-10.0, unspecified_penalty=penalty), vocabulary=vocabulary)
         out = []
         for p in items:
             cand = judge.candidates(p.query, [by_name[p.action]])[0]

@@ -101,7 +101,9 @@ _LEXICON: list[tuple[str, str, str]] = [
     ("task", "extract", r"\bextract\w*"),
     ("task", "cluster", r"\bcluster\w*"),
     ("task", "register", r"\bregist\w*|motion correct\w*"),
-    ("task", "classify", r"\bclassif\w*|\bcategori[sz]\w*|excitatory|inhibitory"),
+    # sorting cells by type is not telling cells from non-cells: a type names what a classifier must know
+    ("measure", "cell_type", r"excitatory|inhibitory|cell[- ]types?"),
+    ("task", "classify", r"\bclassif\w*|\bcategori[sz]\w*"),
     ("task", "group_by", r"\b(?:per|by|for each|grouped by|broken down by|across) (?:region|product|group|category|"
                          r"categorie|month|year|week|day|condition|site|animal|mouse|mice|subject|session)s?\b"),
     ("object", "mean_trace", r"(?:mean|average|population)[- ](?:fluorescence )?(?:trace|time course|signal)s?"),

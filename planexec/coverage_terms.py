@@ -54,6 +54,19 @@ _DOING = ("task", "action")
 """Term groups that say what a thing does, read from its name, title and examples only."""
 
 
+# What a clause is for, or the stretch of time it spans, is not what it works on: "a correlation map to find
+# dim active cells" works on the movie, "a baseline that follows bleaching over the recording" on traces.
+_PURPOSE = re.compile(r"\b(?:to|so (?:that )?(?:i|we|you) can|in order to)\s+(?:find|spot|see|locate|identify|reveal|"
+                      r"highlight)\b.*$", re.IGNORECASE)
+_SPAN = re.compile(r"\b(?:over|across|during|throughout)\s+(?:the\s+)?(?:whole\s+|entire\s+)?"
+                   r"(?:recording|movie|session|acquisition)\b", re.IGNORECASE)
+
+
+def worked_on(text: str) -> frozenset[str]:
+    """The objects a clause works on: those it names outside a purpose ("to find cells") or a time span."""
+    return objects(_SPAN.sub(" ", _PURPOSE.sub(" ", text)))
+
+
 def objects(text: str) -> frozenset[str]:
     """The domain objects a text names (cells, events, images, curves, tables...)."""
     return frozenset(k for k, r in _OBJECT_RES.items() if r.search(text))
@@ -110,4 +123,4 @@ def denial_conflicts(clause: Named, action: Named) -> list[str]:
     return out
 
 
-__all__ = ["Named", "denial_conflicts", "objects", "split_negated", "variable_objects"]
+__all__ = ["Named", "denial_conflicts", "objects", "split_negated", "variable_objects", "worked_on"]

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from planexec.actions import Action, split_clauses
 from planexec.coverage import INPUT, Coverage, Judge, assess, in_domain
+from planexec.coverage_terms import worked_on
 from planexec.models import PlanStep
 from planexec.similarity import KeywordScorer
 from planexec.tools.base import ToolContext, ToolOutput
@@ -163,3 +164,28 @@ def test_an_actions_objects_include_what_its_variables_hold() -> None:
     assert variable_objects(["images_registered"]) == {"image"}
     assert {"cell", "trace"} <= variable_objects(["roi_traces"])
     assert "neuropil" in variable_objects(["Fneu"])
+
+
+def test_a_purpose_or_a_time_span_is_not_what_a_clause_works_on() -> None:
+    assert worked_on("make a neighbourhood correlation map of the movie to find dim active cells") == {"image"}
+    assert worked_on("a baseline that follows bleaching over the recording") == frozenset()
+    assert worked_on("count the cells in the recording") == {"cell", "image"}
+
+
+def test_a_cell_type_or_a_statistical_test_the_action_never_names_is_not_done() -> None:
+    classify = Action("classify_cells", "run_capability", "capability", "Decide cell or not for each ROI.",
+                      ("roi_traces",), ("iscell",), examples=("classify the ROIs", "which ROIs are cells"),
+                      title="Classify ROIs as cells")
+    judge = Judge.for_scorer(KeywordScorer(), threshold=0.0)
+    (plain,) = judge.candidates("classify the cells", [classify])
+    (typed,) = judge.candidates("classify the cells into excitatory and inhibitory neurons", [classify])
+    (ttest,) = judge.candidates("run a t-test between the first and the second half of the recording", ACTIONS[:1])
+    assert plain.accepted
+    assert not typed.accepted and "cell_type" in typed.reason
+    assert not ttest.accepted and "ttest" in ttest.reason
+
+
+def test_a_clause_asking_only_to_analyse_the_input_is_served_by_it_whatever_scores_well() -> None:
+    cov = assess("Analyze these images", ACTIONS, KeywordScorer(), has_input=True, threshold=-1.0)
+    assert [c.served_by for c in cov.clauses] == [INPUT]
+    assert "only names its input" in cov.message()

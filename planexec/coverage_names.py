@@ -1,0 +1,102 @@
+"""Method names a clause gives that the library never names: "segment with a U-Net", "infer spikes with MLspike".
+
+The reuse lexicon (`planexec.knowledge.reuse`) only knows the methods someone listed, so a
+method nobody listed slips through on wording: "segment the cells with Mask R-CNN" embeds close
+to "segment the cells" and was served by blob detection. A clause that names a method no tool or
+capability names is not covered by any of them. A method name is read from its form (an acronym,
+an internal capital, a capitalised word inside the clause, letters with digits: PCA, MLspike,
+Kalman, BM3D, t-SNE) or from a short list of method families written in lower case ("optical
+flow", "random forest"). A name counts as known when a word of the library says it, or when it is
+the initials of consecutive library words (MIP: maximum intensity projection; LoG: Laplacian of
+Gaussian).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from planexec.knowledge.reuse import normalise_notation
+
+_TOKEN = re.compile(r"[^\W_][\w'’-]*[^\W_]|[^\W_]", re.UNICODE)
+_UNIT = re.compile(r"^\d+(?:\.\d+)?(?:st|nd|rd|th|px|hz|khz|ms|s|x|d|um|µm|nm|%)?$", re.IGNORECASE)
+_NOTATION = re.compile(r"[δΔ]\s*[fF]\s*/\s*[fF]0?|\bd[fF]\s*/\s*[fF]0?|\b[fF]0\b|\bdR\s*/\s*R\b")
+_COMMON = frozenset("i hz khz ms px sd std id ok".split())
+_FUNCTION_WORDS = frozenset("and the for per with from each any all are its into over than then when".split())
+
+# Method families users write in lower case (machine learning, statistics, image processing);
+# none is something the library does, so each is checked against the library's words like a name.
+_FAMILIES = re.compile(
+    r"\b(?:(?:neural|convolutional|deep|recurrent|graph) (?:\w+ )?(?:net\w*|learning)|machine learning|"
+    r"(?:matrix|tensor) factori[sz]ation|component analysis|optical flow|active contours?|random forests?|"
+    r"mixture models?|least[- ]squares|wavelets?|non-?local means|low[- ]rank|bootstrap\w*|spectral|spectrum|"
+    r"bayesian|monte carlo|autoencoders?|classifiers?|embedd\w*|deformable|dimensionality reduction)\b",
+    re.IGNORECASE)
+
+
+def _words(text: str) -> list[str]:
+    return [w for w in re.split(r"[^a-z0-9]+", normalise_notation(text)) if w]
+
+
+def _singular(word: str) -> str:
+    return word[:-1] if len(word) > 3 and word.endswith("s") else word
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """The library's phrasings as word sequences: a name is known if they say it, or spell out its initials."""
+
+    phrases: tuple[tuple[str, ...], ...]
+
+    @classmethod
+    def of(cls, texts: Iterable[str]) -> Vocabulary:
+        return cls(tuple(tuple(_singular(w) for w in _words(t)) for t in texts))
+
+    def knows(self, name: str) -> bool:
+        said = tuple(_singular(w) for w in _words(name))
+        if not said:
+            return True
+        n = len(said)
+        if any(p[i:i + n] == said for p in self.phrases for i in range(len(p) - n + 1)):
+            return True
+        letters = re.sub(r"[^A-Za-z]", "", name)
+        return 2 <= len(letters) <= 5 and any(_spells(letters, p) for p in self.phrases)
+
+
+def _spells(acronym: str, phrase: tuple[str, ...]) -> bool:
+    """Whether consecutive words of `phrase` begin with the acronym's letters: a capital stands for a word
+    of three letters or more, a small letter may stand for a short one (LoG: Laplacian of Gaussian)."""
+    n = len(acronym)
+    for i in range(len(phrase) - n + 1):
+        if all(w[0] == c.lower() and (c.islower() or (len(w) >= 3 and w not in _FUNCTION_WORDS))
+               for c, w in zip(acronym, phrase[i:i + n], strict=True)):
+            return True
+    return False
+
+
+def method_names(clause: str) -> list[str]:
+    """Words and phrases of `clause` that read as the name of a method (by their form or family)."""
+    text = _NOTATION.sub(" ", clause)
+    names = [m.group(0) for m in _FAMILIES.finditer(text)]
+    tokens = _TOKEN.findall(_FAMILIES.sub(" ", text))
+    for i, raw in enumerate(tokens):
+        tok = re.sub(r"['’]s$", "", raw)
+        if len(tok) < 2 or _UNIT.match(tok) or tok.lower() in _COMMON:
+            continue
+        letters = re.sub(r"[^A-Za-z]", "", tok)
+        upper = sum(c.isupper() for c in letters)
+        named = (upper >= 2 or (upper == 1 and not tok[0].isupper())  # PCA, MLspike, t-SNE
+                 or (i > 0 and tok[0].isupper())                        # "... with a Kalman filter"
+                 or (bool(letters) and any(c.isdigit() for c in tok)))  # BM3D, cyto2, 3D
+        if named:
+            names.append(tok)
+    return names
+
+
+def unknown_methods(clause: str, vocabulary: Vocabulary) -> list[str]:
+    """The method names of `clause` that no word of the library says."""
+    return [n for n in method_names(clause) if not vocabulary.knows(n)]
+
+
+__all__ = ["Vocabulary", "method_names", "unknown_methods"]

@@ -7,7 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from planexec.errors import InputError
+from planexec.errors import InputError, UsageError
+from planexec.params import resolve
 from planexec.sandbox.session import file_backed
 from planexec.tools.calcium_meta import ASSUMED_FS
 from planexec.tools.calcium_source import SCALED, STREAMED, open_for_run
@@ -30,7 +31,7 @@ def test_a_small_movie_is_loaded_whole_as_unit_floats(tmp_path: Path) -> None:
 def test_a_streamed_npy_reaches_the_sandbox_as_the_file_itself(tmp_path: Path) -> None:
     raw = _movie()
     np.save(tmp_path / "m.npy", raw)
-    movie = open_for_run(tmp_path / "m.npy", {"stream": "true", "fs": 20})
+    movie = open_for_run(tmp_path / "m.npy", resolve("", {"stream": "true", "fs": 20}).values)
     assert movie.streamed and movie.cache_dir is None
     assert file_backed(movie.images) == str((tmp_path / "m.npy").resolve())  # mapped, not copied
     np.testing.assert_array_equal(movie.images, raw)  # the file's own values
@@ -91,9 +92,11 @@ def test_stream_needs_a_file_and_a_truth_value(tmp_path: Path) -> None:
         Image.fromarray(frame).save(tmp_path / f"f{i:02d}.png")
     with pytest.raises(InputError, match="folder of frames"):
         open_for_run(tmp_path, {"stream": True})
+    with pytest.raises(UsageError, match="stream='maybe' must be true, false or auto"):
+        resolve("", {"stream": "maybe"})  # --param stream=maybe: the parameters name the fix
     np.save(tmp_path / "m.npy", _movie())
     with pytest.raises(InputError, match="stream=true"):
-        open_for_run(tmp_path / "m.npy", {"stream": "maybe"})
+        open_for_run(tmp_path / "m.npy", {"stream": "maybe"})  # unresolved parameters: the same fix named
 
 
 def test_an_unknown_frame_rate_is_said_to_be_assumed(tmp_path: Path) -> None:

@@ -200,3 +200,21 @@ def test_a_streamed_planexec_run_holds_no_float32_copy_of_the_movie(tmp_path: Pa
     assert streamed.status == loaded.status == "succeeded"
     assert streamed.cells == loaded.cells
     assert loaded.peak_anon - streamed.peak_anon > 2 * size, (streamed.peak_anon, loaded.peak_anon, size)
+
+
+def test_projections_of_a_streamed_movie_read_in_blocks_equal_the_loaded_ones(tmp_path: Path) -> None:
+    from planexec.tools.calcium_pipeline import run_in
+
+    raw = _movie(frames=300, size=256, seed=5)  # 2 blocks of 256 frames
+    raw[7, 3, 4] = 65535  # a maximum in the first block
+    raw[280, 9, 9] = 65000  # ... and one in the second
+    np.save(tmp_path / "m.npy", raw)
+    loaded = open_for_run(tmp_path / "m.npy", {"stream": False}).images
+    streamed = open_for_run(tmp_path / "m.npy", {"stream": True}).images
+    a = run_in({"images": loaded}, ["mean_projection", "max_projection"])
+    b = run_in({"images": streamed}, ["mean_projection", "max_projection"])
+    assert b["mean_image"].dtype == b["max_image"].dtype == np.float32
+    np.testing.assert_allclose(b["mean_image"], a["mean_image"], rtol=1e-6)
+    np.testing.assert_allclose(a["mean_image"], raw.mean(axis=0) / 65535, rtol=1e-6)
+    np.testing.assert_array_equal(b["max_image"], a["max_image"])
+    assert b["max_image"][3, 4] == 1.0 and b["max_image"][9, 9] == np.float32(65000) / np.float32(65535)

@@ -80,9 +80,15 @@ def _tree(root: int) -> list[int]:
     return found
 
 
-def _memory(pids: list[int]) -> tuple[int, int, dict[str, int]]:
-    """Summed VmRSS and RssAnon of `pids`, and RssAnon per process (named by pid and command)."""
-    rss = anon = 0
+def _memory(pids: list[int]) -> tuple[int, int, int, dict[str, int]]:
+    """Summed VmRSS, RssAnon and Pss of `pids`, and RssAnon per process (named by pid and command).
+
+    VmRSS and RssAnon count a page once in every process that maps it: the fork server, its spare
+    maker, the spares and the worker share the warm interpreter's ~90 MB copy-on-write heap, which
+    their sum counts 4-5 times. Pss (from smaps_rollup) divides each page among its sharers, so the
+    tree's Pss counts it once: the memory the tree holds.
+    """
+    rss = anon = pss = 0
     each: dict[str, int] = {}
     for pid in pids:
         try:
@@ -93,17 +99,21 @@ def _memory(pids: list[int]) -> tuple[int, int, dict[str, int]]:
                     elif line.startswith("RssAnon:"):
                         anon += int(line.split()[1]) * 1024
                         each[f"{pid}"] = int(line.split()[1]) * 1024
+            with open(f"/proc/{pid}/smaps_rollup") as fh:
+                for line in fh:
+                    if line.startswith("Pss:"):
+                        pss += int(line.split()[1]) * 1024
             with open(f"/proc/{pid}/cmdline", "rb") as fh:
                 name = fh.read().replace(b"\0", b" ").decode(errors="replace").strip()
             each[f"{pid} {_short(name)}"] = each.pop(f"{pid}", 0)
         except OSError:
             continue
-    return rss, anon, each
+    return rss, anon, pss, each
 
 
 def _short(cmd: str) -> str:
-    if "forkserver" in cmd:
-        return "sandbox (fork server / worker)"
+    if "planexec.sandbox" in cmd or "forkserver" in cmd or cmd.endswith("-I -"):
+        return "sandbox (fork server / spare / worker)"
     return "planexec run" if " run " in f" {cmd} " else cmd[:40]
 
 
@@ -115,6 +125,7 @@ class Measured:
     wall: float
     peak_rss: int
     peak_anon: int
+    peak_pss: int
     status: str
     at_peak: dict[str, int]
     """RssAnon per process when the tree's RssAnon peaked."""
@@ -127,17 +138,17 @@ def measure(movie: Path, out: Path, extra: list[str], fs: float, timeout: float)
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
     started = time.perf_counter()
     child = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    peak = [0, 0]
+    peak = [0, 0, 0]
     at_peak: dict[str, int] = {}
     done = threading.Event()
 
     def sample() -> None:
         while not done.is_set():
-            rss, anon, each = _memory(_tree(child.pid))
+            rss, anon, pss, each = _memory(_tree(child.pid))
             if anon > peak[1]:
                 at_peak.clear()
                 at_peak.update(each)
-            peak[0], peak[1] = max(peak[0], rss), max(peak[1], anon)
+            peak[0], peak[1], peak[2] = max(peak[0], rss), max(peak[1], anon), max(peak[2], pss)
             time.sleep(0.05)
 
     sampler = threading.Thread(target=sample, daemon=True)
@@ -151,7 +162,7 @@ def measure(movie: Path, out: Path, extra: list[str], fs: float, timeout: float)
     except ValueError:
         raise SystemExit(f"planexec run failed (exit {child.returncode}): {stderr.strip()[-2000:]}") from None
     cells = (report.get("results") or {}).get("n_cells")
-    return Measured(cells, wall, peak[0], peak[1], str(report.get("status")), dict(at_peak))
+    return Measured(cells, wall, peak[0], peak[1], peak[2], str(report.get("status")), dict(at_peak))
 
 
 def main() -> None:
@@ -174,7 +185,7 @@ def main() -> None:
           f"{os.cpu_count()} CPUs", flush=True)
     with tempfile.TemporaryDirectory(dir=args.workdir) as tmp:
         print(f"{'frames':>7} {'movie GB':>9} {'path':>9} {'peak RSS GB':>12} {'peak anon GB':>13} "
-              f"{'RSS/movie':>10} {'wall s':>8} {'cells':>6}  status", flush=True)
+              f"{'peak PSS GB':>12} {'RSS/movie':>10} {'wall s':>8} {'cells':>6}  status", flush=True)
         for frames in args.frames:
             movie = Path(tmp) / f"movie_{frames}.npy"
             write_movie(movie, frames, args.size)
@@ -185,7 +196,8 @@ def main() -> None:
             for name, extra in runs:
                 r = measure(movie, Path(tmp) / f"out_{frames}_{name}", extra, args.fs, args.timeout)
                 print(f"{frames:>7} {size / gb:>9.2f} {name:>9} {r.peak_rss / gb:>12.2f} {r.peak_anon / gb:>13.2f} "
-                      f"{r.peak_rss / size:>10.2f} {r.wall:>8.1f} {r.cells!s:>6}  {r.status}", flush=True)
+                      f"{r.peak_pss / gb:>12.2f} {r.peak_rss / size:>10.2f} {r.wall:>8.1f} {r.cells!s:>6}  {r.status}",
+                      flush=True)
                 top = sorted(r.at_peak.items(), key=lambda kv: -kv[1])[:4]
                 print("        at the anon peak: " + ", ".join(f"{k} {v / gb:.2f} GB" for k, v in top), flush=True)
             movie.unlink()

@@ -176,4 +176,7 @@ for i, s in enumerate(stat, start=1):
     cell_labels[s["ypix"][better], s["xpix"][better]] = i
     best_lam[s["ypix"][better], s["xpix"][better]] = s["lam"][better]
 cell_centroids = [list(s["med"]) for s in stat]
-del binned, smooth  # the time-binned movies: hundreds of MB on a large field, needed by no later step
+# The time-binned movies (hundreds of MB on a large field) are needed by no later step; the last
+# patch and course are views of them and the last block a read of the movie, so they go too.
+patch = course = block = None
+del binned, smooth

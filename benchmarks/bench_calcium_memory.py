@@ -131,10 +131,12 @@ class Measured:
     """RssAnon per process when the tree's RssAnon peaked."""
 
 
-def measure(movie: Path, out: Path, extra: list[str], fs: float, timeout: float) -> Measured:
-    """Run `planexec run` on `movie` in a child process and sample its tree's memory until it ends."""
+def measure(movie: Path, out: Path, extra: list[str], fs: float, timeout: float | None) -> Measured:
+    """Run `planexec run` on `movie` in a child process and sample its tree's memory until it ends
+    (`timeout` None: the run's default deadline, which grows with the movie)."""
     cmd = [str(Path(sys.executable).with_name("planexec")), "run", REQUEST, "--images", str(movie), "--json",
-           "--llm", "none", "--output", str(out), "--fs", str(fs), "--timeout", str(timeout), *extra]
+           "--llm", "none", "--output", str(out), "--fs", str(fs),
+           *(["--timeout", str(timeout)] if timeout is not None else []), *extra]
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
     started = time.perf_counter()
     child = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
@@ -173,7 +175,8 @@ def main() -> None:
     parser.add_argument("--loaded-up-to", type=int, default=2000,
                         help="also run with the movie loaded whole (--param stream=false) up to this many frames")
     parser.add_argument("--workdir", default=None, help="where movies and run outputs go (default: a temp dir)")
-    parser.add_argument("--timeout", type=float, default=7200.0, help="planexec run --timeout (s)")
+    parser.add_argument("--timeout", type=float, default=None,
+                        help="planexec run --timeout (s); default: the run's own, which grows with the movie")
     parser.add_argument("--quick", action="store_true", help="300 frames of 128x128, streamed forced (make bench)")
     args = parser.parse_args()
     streamed_flag: list[str] = []

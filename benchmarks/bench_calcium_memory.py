@@ -5,20 +5,25 @@
 
 Each measurement is a real `planexec run "Count the cells in the images" --images MOVIE.npy`
 subprocess (the offline planner, the sandbox worker, reports and NWB export included). A sampler
-reads /proc every 50 ms and sums the resident memory of the process and all its descendants:
-VmRSS, and its anonymous part RssAnon (VmRSS also counts pages of the mapped movie file, which
-are clean page cache the kernel reclaims under pressure). "streamed" is the default for these
-sizes (the movie stays on disk, memory-mapped read-only); "loaded" forces the whole movie into
-memory as float32 (`--param stream=false`), for the smaller movies only, and its cell count is
-compared. Goal (issue 14): well under suite2p's 2.8 GB on 2,000 frames; 10,000 frames (2.6 GB)
-near the 2,000-frame peak. Movies are written under --workdir (default: a temp dir) and deleted.
-Not part of the test suite (tens of minutes).
+reads /proc every 50 ms over the process and all its descendants and keeps three peaks: summed
+VmRSS, summed RssAnon, and summed Pss. The sums count the ~90 MB of warm heap that the fork
+server, its spare maker, the spares and the worker share once per process; Pss counts a shared
+page once, so it is the memory the tree holds. "streamed" is the default for these sizes (the
+movie stays on disk, memory-mapped read-only; the worker's reads leave no pages of it mapped);
+"loaded" forces the whole movie into memory as float32 (`--param stream=false`), for the smaller
+movies only, and its cell count is compared. Goal (issue 14): the tree at most 1.5 GB on
+10,000 x 512 x 512 uint8 (2.6 GB). Movies are written under --workdir (default: a temp dir) and
+deleted. Without --timeout a run keeps its own deadline (it grows with the movie). Not part of
+the test suite (tens of minutes).
 
-Measured 2026-11-23 (2 CPUs shared, load 3-7; uint8 movies of bright disks, --fs 30, 190 ROIs):
-  2,000 frames (0.52 GB): streamed peak RSS 1.95 GB, anon 1.31 GB, 196 s; loaded whole 6.04 / 3.78 GB, 422 s
-  10,000 frames (2.62 GB): streamed peak RSS 4.59 GB, anon 1.84 GB, 446 s
-VmRSS includes up to the whole movie in mapped file pages in the worker (clean page cache);
-the 10,000-frame anon peak is the run process writing its checkpoint (step outputs as JSON).
+Measured 2026-11-24 (2 CPUs shared with other jobs, load 6.7 at the start and 8.0 at the end;
+uint8 movies of bright disks, --fs 30, 218 cells both times):
+  frames  movie GB  peak RSS GB  peak anon GB  peak PSS GB  wall s
+    2000      0.52         1.15          0.99         0.81   147.1
+   10000      2.62         1.21          1.08         0.93   469.4
+Before (2026-11-23, load 3-7): 2,000 frames RSS 1.95 / anon 1.31 GB, 196 s; 10,000 frames RSS
+4.59 / anon 1.84 GB, 446 s (the worker held the movie's file pages, the run process JSON
+checkpoints of per-ROI traces, segment_cells its binned movies after it ended).
 """
 
 from __future__ import annotations
@@ -204,7 +209,8 @@ def main() -> None:
                 top = sorted(r.at_peak.items(), key=lambda kv: -kv[1])[:4]
                 print("        at the anon peak: " + ", ".join(f"{k} {v / gb:.2f} GB" for k, v in top), flush=True)
             movie.unlink()
-    print("goal: well under suite2p's 2.8 GB on 2,000 frames; 10,000 frames near the 2,000-frame peak")
+    print("goal (issue 14): the tree at most 1.5 GB (RSS, anon and PSS) on 10,000 x 512 x 512 uint8 (2.6 GB); "
+          "suite2p peaked at 2.8 GB on 2,000 frames")
 
 
 if __name__ == "__main__":

@@ -218,3 +218,18 @@ def test_projections_of_a_streamed_movie_read_in_blocks_equal_the_loaded_ones(tm
     np.testing.assert_allclose(a["mean_image"], raw.mean(axis=0) / 65535, rtol=1e-6)
     np.testing.assert_array_equal(b["max_image"], a["max_image"])
     assert b["max_image"][3, 4] == 1.0 and b["max_image"][9, 9] == np.float32(65000) / np.float32(65535)
+
+
+def test_a_streamed_movie_is_denoised_as_it_is_read_and_equals_the_whole_filter(tmp_path: Path) -> None:
+    from planexec.tools.calcium_pipeline import run_in
+
+    raw = _movie(frames=60, size=32, seed=6)
+    np.save(tmp_path / "m.npy", raw)
+    loaded = open_for_run(tmp_path / "m.npy", {"stream": False}).images
+    streamed = open_for_run(tmp_path / "m.npy", {"stream": True}).images
+    whole = run_in({"images": loaded}, ["denoise_movie"])["images_denoised"]
+    lazy = run_in({"images": streamed}, ["denoise_movie"])["images_denoised"]
+    assert isinstance(whole, np.ndarray) and not isinstance(lazy, np.ndarray) and lazy.shape == whole.shape
+    for key in (slice(None), slice(10, 20), slice(55, None), [3, 40, 41], 0, (59, slice(5, 9), 2)):
+        np.testing.assert_allclose(lazy[key], whole[key], rtol=1e-6, atol=1e-9)
+    assert float(np.abs(whole - raw / 65535).max()) > 0.01  # it did smooth

@@ -21,16 +21,17 @@ class LazyDenoised:
         key = key if isinstance(key, tuple) else (key,)
         times = np.arange(self.shape[0])[key[0]]
         if np.ndim(times) == 0:
-            return self._frames(int(times), int(times) + 1)[0][key[1:]]
+            return self.frames(int(times), int(times) + 1)[0][key[1:]]
         if times.size and np.all(np.diff(times) == 1):
-            frames = self._frames(int(times[0]), int(times[-1]) + 1)
+            frames = self.frames(int(times[0]), int(times[-1]) + 1)
         elif times.size:  # scattered frames: each with its own neighbours, not the span between them
-            frames = np.stack([self._frames(int(t), int(t) + 1)[0] for t in times])
+            frames = np.stack([self.frames(int(t), int(t) + 1)[0] for t in times])
         else:
             frames = np.zeros((0, *self.shape[1:]), dtype=np.float32)
         return frames[(slice(None),) + key[1:]]
 
-    def _frames(self, start, stop):
+    def frames(self, start, stop):
+        # Frames start..stop smoothed, from the frames within reach of the filter around them.
         lo, hi = max(start - self.halo, 0), min(stop + self.halo, self.shape[0])
         block = np.array(self.source[lo:hi], dtype=np.float32)
         if self.unit != 1:

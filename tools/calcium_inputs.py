@@ -90,5 +90,5 @@ def _deadline_for_movie(run: RunState, meta: Any) -> None:
     if isinstance(budget, RunBudget) and budget.timeout == default:
         budget.deadline, budget.timeout = budget.deadline + seconds - default, seconds
     meta.deadline = (f"{seconds:g} s, not the default {default:g} s: a {meta.frames} x {meta.height} x {meta.width} "
-                     f"movie takes about {needed / 2:.0f}-{needed:.0f} s here; --timeout sets another")
+                     f"movie may take that long here (estimated from its pixels); --timeout sets another")
     run.bus.emit(LogMessage("warning", f"the run's deadline is {meta.deadline}"))

@@ -16,11 +16,12 @@ movies only, and its cell count is compared. Goal (issue 14): the tree at most 1
 deleted. Without --timeout a run keeps its own deadline (it grows with the movie). Not part of
 the test suite (tens of minutes).
 
-Measured 2026-11-24 (2 CPUs shared with other jobs, load 6.7 at the start and 8.0 at the end;
-uint8 movies of bright disks, --fs 30, 218 cells both times):
+Measured 2026-11-24 02:22-02:28 UTC (2 CPUs shared with other jobs, load 4.8 at the start and
+4.4 at the end; uint8 movies of bright disks, --fs 30, 218 cells both times, default deadlines):
   frames  movie GB  peak RSS GB  peak anon GB  peak PSS GB  wall s
-    2000      0.52         1.15          0.99         0.81   147.1
-   10000      2.62         1.21          1.08         0.93   469.4
+    2000      0.52         1.15          0.99         0.82    68.4
+   10000      2.62         1.21          1.08         0.94   215.0
+At the 10,000-frame anon peak the worker held 0.76 GB (segment_cells' two binned movies).
 Before (2026-11-23, load 3-7): 2,000 frames RSS 1.95 / anon 1.31 GB, 196 s; 10,000 frames RSS
 4.59 / anon 1.84 GB, 446 s (the worker held the movie's file pages, the run process JSON
 checkpoints of per-ROI traces, segment_cells its binned movies after it ended).

@@ -21,7 +21,8 @@ Measured 2026-11-24 02:22-02:28 UTC (2 CPUs shared with other jobs, load 4.8 at 
   frames  movie GB  peak RSS GB  peak anon GB  peak PSS GB  wall s
     2000      0.52         1.15          0.99         0.82    68.4
    10000      2.62         1.21          1.08         0.94   215.0
-At the 10,000-frame anon peak the worker held 0.76 GB (segment_cells' two binned movies).
+At the 10,000-frame anon peak the worker held 0.76 GB (in-process at 2,000 frames the chain peaks in
+segment_cells, which holds two time-binned movies of 256 MB each).
 Before (2026-11-23, load 3-7): 2,000 frames RSS 1.95 / anon 1.31 GB, 196 s; 10,000 frames RSS
 4.59 / anon 1.84 GB, 446 s (the worker held the movie's file pages, the run process JSON
 checkpoints of per-ROI traces, segment_cells its binned movies after it ended).

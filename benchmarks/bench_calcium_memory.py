@@ -5,20 +5,27 @@
 
 Each measurement is a real `planexec run "Count the cells in the images" --images MOVIE.npy`
 subprocess (the offline planner, the sandbox worker, reports and NWB export included). A sampler
-reads /proc every 50 ms and sums the resident memory of the process and all its descendants:
-VmRSS, and its anonymous part RssAnon (VmRSS also counts pages of the mapped movie file, which
-are clean page cache the kernel reclaims under pressure). "streamed" is the default for these
-sizes (the movie stays on disk, memory-mapped read-only); "loaded" forces the whole movie into
-memory as float32 (`--param stream=false`), for the smaller movies only, and its cell count is
-compared. Goal (issue 14): well under suite2p's 2.8 GB on 2,000 frames; 10,000 frames (2.6 GB)
-near the 2,000-frame peak. Movies are written under --workdir (default: a temp dir) and deleted.
-Not part of the test suite (tens of minutes).
+reads /proc every 50 ms over the process and all its descendants and keeps three peaks: summed
+VmRSS, summed RssAnon, and summed Pss. The sums count the ~90 MB of warm heap that the fork
+server, its spare maker, the spares and the worker share once per process; Pss counts a shared
+page once, so it is the memory the tree holds. "streamed" is the default for these sizes (the
+movie stays on disk, memory-mapped read-only; the worker's reads leave no pages of it mapped);
+"loaded" forces the whole movie into memory as float32 (`--param stream=false`), for the smaller
+movies only, and its cell count is compared. Goal (issue 14): the tree at most 1.5 GB on
+10,000 x 512 x 512 uint8 (2.6 GB). Movies are written under --workdir (default: a temp dir) and
+deleted. Without --timeout a run keeps its own deadline (it grows with the movie). Not part of
+the test suite (tens of minutes).
 
-Measured 2026-11-23 (2 CPUs shared, load 3-7; uint8 movies of bright disks, --fs 30, 190 ROIs):
-  2,000 frames (0.52 GB): streamed peak RSS 1.95 GB, anon 1.31 GB, 196 s; loaded whole 6.04 / 3.78 GB, 422 s
-  10,000 frames (2.62 GB): streamed peak RSS 4.59 GB, anon 1.84 GB, 446 s
-VmRSS includes up to the whole movie in mapped file pages in the worker (clean page cache);
-the 10,000-frame anon peak is the run process writing its checkpoint (step outputs as JSON).
+Measured 2026-11-24 02:22-02:28 UTC (2 CPUs shared with other jobs, load 4.8 at the start and
+4.4 at the end; uint8 movies of bright disks, --fs 30, 218 cells both times, default deadlines):
+  frames  movie GB  peak RSS GB  peak anon GB  peak PSS GB  wall s
+    2000      0.52         1.15          0.99         0.82    68.4
+   10000      2.62         1.21          1.08         0.94   215.0
+At the 10,000-frame anon peak the worker held 0.76 GB (in-process at 2,000 frames the chain peaks in
+segment_cells, which holds two time-binned movies of 256 MB each).
+Before (2026-11-23, load 3-7): 2,000 frames RSS 1.95 / anon 1.31 GB, 196 s; 10,000 frames RSS
+4.59 / anon 1.84 GB, 446 s (the worker held the movie's file pages, the run process JSON
+checkpoints of per-ROI traces, segment_cells its binned movies after it ended).
 """
 
 from __future__ import annotations
@@ -80,9 +87,15 @@ def _tree(root: int) -> list[int]:
     return found
 
 
-def _memory(pids: list[int]) -> tuple[int, int, dict[str, int]]:
-    """Summed VmRSS and RssAnon of `pids`, and RssAnon per process (named by pid and command)."""
-    rss = anon = 0
+def _memory(pids: list[int]) -> tuple[int, int, int, dict[str, int]]:
+    """Summed VmRSS, RssAnon and Pss of `pids`, and RssAnon per process (named by pid and command).
+
+    VmRSS and RssAnon count a page once in every process that maps it: the fork server, its spare
+    maker, the spares and the worker share the warm interpreter's ~90 MB copy-on-write heap, which
+    their sum counts 4-5 times. Pss (from smaps_rollup) divides each page among its sharers, so the
+    tree's Pss counts it once: the memory the tree holds.
+    """
+    rss = anon = pss = 0
     each: dict[str, int] = {}
     for pid in pids:
         try:
@@ -93,17 +106,21 @@ def _memory(pids: list[int]) -> tuple[int, int, dict[str, int]]:
                     elif line.startswith("RssAnon:"):
                         anon += int(line.split()[1]) * 1024
                         each[f"{pid}"] = int(line.split()[1]) * 1024
+            with open(f"/proc/{pid}/smaps_rollup") as fh:
+                for line in fh:
+                    if line.startswith("Pss:"):
+                        pss += int(line.split()[1]) * 1024
             with open(f"/proc/{pid}/cmdline", "rb") as fh:
                 name = fh.read().replace(b"\0", b" ").decode(errors="replace").strip()
             each[f"{pid} {_short(name)}"] = each.pop(f"{pid}", 0)
         except OSError:
             continue
-    return rss, anon, each
+    return rss, anon, pss, each
 
 
 def _short(cmd: str) -> str:
-    if "forkserver" in cmd:
-        return "sandbox (fork server / worker)"
+    if "planexec.sandbox" in cmd or "forkserver" in cmd or cmd.endswith("-I -"):
+        return "sandbox (fork server / spare / worker)"
     return "planexec run" if " run " in f" {cmd} " else cmd[:40]
 
 
@@ -115,29 +132,32 @@ class Measured:
     wall: float
     peak_rss: int
     peak_anon: int
+    peak_pss: int
     status: str
     at_peak: dict[str, int]
     """RssAnon per process when the tree's RssAnon peaked."""
 
 
-def measure(movie: Path, out: Path, extra: list[str], fs: float, timeout: float) -> Measured:
-    """Run `planexec run` on `movie` in a child process and sample its tree's memory until it ends."""
+def measure(movie: Path, out: Path, extra: list[str], fs: float, timeout: float | None) -> Measured:
+    """Run `planexec run` on `movie` in a child process and sample its tree's memory until it ends
+    (`timeout` None: the run's default deadline, which grows with the movie)."""
     cmd = [str(Path(sys.executable).with_name("planexec")), "run", REQUEST, "--images", str(movie), "--json",
-           "--llm", "none", "--output", str(out), "--fs", str(fs), "--timeout", str(timeout), *extra]
+           "--llm", "none", "--output", str(out), "--fs", str(fs),
+           *(["--timeout", str(timeout)] if timeout is not None else []), *extra]
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
     started = time.perf_counter()
     child = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    peak = [0, 0]
+    peak = [0, 0, 0]
     at_peak: dict[str, int] = {}
     done = threading.Event()
 
     def sample() -> None:
         while not done.is_set():
-            rss, anon, each = _memory(_tree(child.pid))
+            rss, anon, pss, each = _memory(_tree(child.pid))
             if anon > peak[1]:
                 at_peak.clear()
                 at_peak.update(each)
-            peak[0], peak[1] = max(peak[0], rss), max(peak[1], anon)
+            peak[0], peak[1], peak[2] = max(peak[0], rss), max(peak[1], anon), max(peak[2], pss)
             time.sleep(0.05)
 
     sampler = threading.Thread(target=sample, daemon=True)
@@ -151,7 +171,7 @@ def measure(movie: Path, out: Path, extra: list[str], fs: float, timeout: float)
     except ValueError:
         raise SystemExit(f"planexec run failed (exit {child.returncode}): {stderr.strip()[-2000:]}") from None
     cells = (report.get("results") or {}).get("n_cells")
-    return Measured(cells, wall, peak[0], peak[1], str(report.get("status")), dict(at_peak))
+    return Measured(cells, wall, peak[0], peak[1], peak[2], str(report.get("status")), dict(at_peak))
 
 
 def main() -> None:
@@ -162,7 +182,8 @@ def main() -> None:
     parser.add_argument("--loaded-up-to", type=int, default=2000,
                         help="also run with the movie loaded whole (--param stream=false) up to this many frames")
     parser.add_argument("--workdir", default=None, help="where movies and run outputs go (default: a temp dir)")
-    parser.add_argument("--timeout", type=float, default=7200.0, help="planexec run --timeout (s)")
+    parser.add_argument("--timeout", type=float, default=None,
+                        help="planexec run --timeout (s); default: the run's own, which grows with the movie")
     parser.add_argument("--quick", action="store_true", help="300 frames of 128x128, streamed forced (make bench)")
     args = parser.parse_args()
     streamed_flag: list[str] = []
@@ -174,7 +195,7 @@ def main() -> None:
           f"{os.cpu_count()} CPUs", flush=True)
     with tempfile.TemporaryDirectory(dir=args.workdir) as tmp:
         print(f"{'frames':>7} {'movie GB':>9} {'path':>9} {'peak RSS GB':>12} {'peak anon GB':>13} "
-              f"{'RSS/movie':>10} {'wall s':>8} {'cells':>6}  status", flush=True)
+              f"{'peak PSS GB':>12} {'RSS/movie':>10} {'wall s':>8} {'cells':>6}  status", flush=True)
         for frames in args.frames:
             movie = Path(tmp) / f"movie_{frames}.npy"
             write_movie(movie, frames, args.size)
@@ -185,11 +206,13 @@ def main() -> None:
             for name, extra in runs:
                 r = measure(movie, Path(tmp) / f"out_{frames}_{name}", extra, args.fs, args.timeout)
                 print(f"{frames:>7} {size / gb:>9.2f} {name:>9} {r.peak_rss / gb:>12.2f} {r.peak_anon / gb:>13.2f} "
-                      f"{r.peak_rss / size:>10.2f} {r.wall:>8.1f} {r.cells!s:>6}  {r.status}", flush=True)
+                      f"{r.peak_pss / gb:>12.2f} {r.peak_rss / size:>10.2f} {r.wall:>8.1f} {r.cells!s:>6}  {r.status}",
+                      flush=True)
                 top = sorted(r.at_peak.items(), key=lambda kv: -kv[1])[:4]
                 print("        at the anon peak: " + ", ".join(f"{k} {v / gb:.2f} GB" for k, v in top), flush=True)
             movie.unlink()
-    print("goal: well under suite2p's 2.8 GB on 2,000 frames; 10,000 frames near the 2,000-frame peak")
+    print("goal (issue 14): the tree at most 1.5 GB (RSS, anon and PSS) on 10,000 x 512 x 512 uint8 (2.6 GB); "
+          "suite2p peaked at 2.8 GB on 2,000 frames")
 
 
 if __name__ == "__main__":

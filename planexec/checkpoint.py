@@ -20,6 +20,7 @@ import json
 import os
 import re
 import stat
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +34,7 @@ from planexec.state import RunState
 
 CHECKPOINT = "checkpoint.jsonl"
 ARRAYS = "checkpoint_arrays"
-VERSION = 3
+VERSION = 4
 _SKIP_VARIABLES = {"images"}
 _ARRAY_KINDS = "biufcUSmM"  # every dtype numpy saves without pickle
 _JSON_NATIVE = (type(None), bool, int, float, str)
@@ -149,7 +150,7 @@ def save_checkpoint(run: RunState, finished: bool = False) -> Path | None:
             line["tool_modules"] = tool_modules(run)
         done = [r for r in run.step_results.values()
                 if r.status in ("succeeded", "failed") and journal.steps.get(r.step.step_num) != id(r)]
-        line["steps"] = [r.to_dict() for r in done]
+        line["steps"] = [_pack_step(r, arrays) for r in done]
         line["results"] = _pack(dict(run.results), arrays, "results", lossy)
         line["state"] = _pack(state, arrays, "state", lossy)
         line.update(artifacts=list(run.artifacts), replans=to_jsonable(run.replans),
@@ -169,6 +170,28 @@ def save_checkpoint(run: RunState, finished: bool = False) -> Path | None:
     journal.plan = run.plan
     journal.steps.update({r.step.step_num: id(r) for r in done})
     return path
+
+
+def _pack_step(result: StepResult, arrays: dict[str, Any]) -> dict[str, Any]:
+    """A finished step as JSON with its output's arrays (and its attempts') as .npy references,
+    so a step that made per-ROI traces writes them once in their own dtype, not as JSON numbers."""
+    lossy: list[str] = []  # a step's own output is shown, not resumed from: the state and results carry values
+    bare = replace(result, output=None, attempts=tuple(replace(a, output=None, input={}) for a in result.attempts))
+    packed = bare.to_dict()
+    key = f"step{result.step.step_num}"
+    packed["output"] = _pack(result.output, arrays, key, lossy)
+    for attempt, out in zip(result.attempts, packed["attempts"], strict=True):
+        out["output"] = _pack(attempt.output, arrays, key, lossy)
+        out["input"] = _pack(dict(attempt.input), arrays, f"{key}.input", lossy)
+    return packed
+
+
+def _unpack_step(step: dict[str, Any], folder: Path, written: set[str] | None) -> StepResult:
+    """Inverse of `_pack_step`."""
+    attempts = [{**a, "output": _unpack(a.get("output"), folder, written),
+                 "input": _unpack(a.get("input") or {}, folder, written)} for a in step.get("attempts") or ()]
+    return StepResult.from_dict({**step, "output": _unpack(step.get("output"), folder, written),
+                                 "attempts": attempts})
 
 
 def _read_journal(path: Path) -> dict[str, Any]:
@@ -224,12 +247,12 @@ def _load(folder: Path, path: Path) -> dict[str, Any]:
                          f"Its answer is in {folder / 'report.md'}")
     if not data.get("plan"):
         raise UsageError(f"the run in {folder} stopped before it had a plan; run the request again")
+    written = data.pop("arrays", None)
     try:
         data["plan"] = Plan.from_dict(data["plan"])
-        data["steps"] = [StepResult.from_dict(s) for s in data.get("steps") or ()]
+        data["steps"] = [_unpack_step(s, folder / ARRAYS, written) for s in data.get("steps") or ()]
     except UsageError as exc:  # a plan or step that no longer parses: the journal is damaged
         raise ValueError(str(exc)) from None
-    written = data.pop("arrays", None)
     data["state"] = _unpack(data.get("state") or {}, folder / ARRAYS, written)
     data["results"] = _unpack(data.get("results") or {}, folder / ARRAYS, written)
     return data

@@ -38,6 +38,8 @@ SPECS: dict[str, ParamSpec] = {
     "register": ParamSpec(None, kind=bool, help="correct motion: true, false or None (only if motion is detected)"),
     "nonrigid": ParamSpec(None, kind=bool, help="piecewise-rigid registration (None: if rigid leaves residual motion)"),
     "pixel_size": ParamSpec(None, 1e-6, 1e6, "pixel size in micrometres"),
+    "stream": ParamSpec(None, kind=bool, help="read the movie from its file in chunks: true, false or None "
+                                               "(only when its float32 copy would exceed 1 GB)"),
 }
 """Parameters the calcium capabilities read; other keys pass through unchecked."""
 

@@ -28,6 +28,8 @@ LATER = (
 PRELOAD = EARLY + LATER
 STDLIB_EXTRA = ("mmap",)
 """Stdlib modules a worker uses that the imports above do not load (it maps inputs)."""
+OWN = ("planexec.sandbox.mapped",)
+"""The sandbox's own modules a worker imports after it is confined (it maps streamed inputs)."""
 
 
 def load_early() -> None:
@@ -36,7 +38,7 @@ def load_early() -> None:
 
     sys.dont_write_bytecode = True
     for name in (*sorted(DEFAULT_ALLOWED_IMPORTS - {"scipy", "skimage", "matplotlib"}),
-                 *STDLIB_EXTRA, *EARLY):
+                 *STDLIB_EXTRA, *EARLY, *OWN):
         importlib.import_module(name)
     from planexec.sandbox import confine, seccomp, worker
 

@@ -153,13 +153,13 @@ def load_array_file(dir_fd: int, name: str, budget: Budget) -> Any:
 
 
 def map_array_fd(fd: int) -> Any:
-    """A read-only memory map of the .npy file open as `fd` (a host file the worker may read)."""
-    import numpy as np
+    """A read-only memory map of the .npy file open as `fd` (a host file the worker may read),
+    whose indexed reads leave no pages mapped (`planexec.sandbox.mapped`)."""
+    from planexec.sandbox.mapped import map_readonly
 
-    fh = os.fdopen(os.dup(fd), "rb")
-    dtype, shape, fortran, offset = npy_header(fh)
-    return np.memmap(fh, dtype=dtype, mode="r", offset=offset, shape=shape,
-                     order="F" if fortran else "C")
+    with os.fdopen(os.dup(fd), "rb") as fh:  # the map holds its own descriptor
+        dtype, shape, fortran, offset = npy_header(fh)
+        return map_readonly(fh, dtype, shape, offset, fortran)
 
 
 class Budget:

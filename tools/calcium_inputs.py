@@ -3,13 +3,22 @@ script loads it again. Registered with the core as the default `ImageLoader` (pl
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from planexec.config import Config
 from planexec.events import LogMessage
+from planexec.llm.budget import RunBudget
 
 if TYPE_CHECKING:
     from planexec.state import RunState
+
+PIXELS_PER_SECOND = 2e6
+"""Movie pixels a run analyses per second, about half what a 2,000 x 512 x 512 run managed on 2
+shared CPUs at load 4-6 (4 Mpx/s for the analysis steps), so the estimate errs long."""
+FIXED_SECONDS = 120.0
+"""Start-up, planning, figures and reports, whatever the movie's size."""
 
 
 class CalciumImages:
@@ -23,6 +32,7 @@ class CalciumImages:
         run.state.variables["images"], meta = movie.images, movie.meta
         run.state.stack_meta = meta
         _acquisition_into_params(run, meta)
+        _deadline_for_movie(run, meta)
         for warning in [*(getattr(meta, "skipped", ()) or ()), *([meta.axes_note] if meta.axes_note else [])]:
             run.bus.emit(LogMessage("warning", str(warning)))
 
@@ -65,3 +75,20 @@ def _acquisition_into_params(run: RunState, meta: Any) -> None:
         run.params.sources["fs"] = f"not recorded, not given: analyses assume {ASSUMED_FS:g} Hz"
         run.bus.emit(LogMessage("warning", f"the movie records no frame rate and none was given: analyses that need "
                                            f"one assume {ASSUMED_FS:g} Hz, times are reported in frames; pass --fs HZ"))
+
+
+def _deadline_for_movie(run: RunState, meta: Any) -> None:
+    """A long movie outlasts the default deadline: when nobody chose one (--timeout,
+    PLANEXEC_TIMEOUT), the run's deadline grows with the movie's pixels, and the report says so."""
+    default = next(f.default for f in dataclasses.fields(Config) if f.name == "timeout")
+    needed = FIXED_SECONDS + meta.frames * meta.height * meta.width / PIXELS_PER_SECOND
+    if run.config.timeout != default or needed <= default:
+        return
+    seconds = float(round(needed, -1))
+    run.config = run.config.replace(timeout=seconds)
+    budget = getattr(run.llm, "budget", None)  # the model's calls share the run's deadline
+    if isinstance(budget, RunBudget) and budget.timeout == default:
+        budget.deadline, budget.timeout = budget.deadline + seconds - default, seconds
+    meta.deadline = (f"{seconds:g} s, not the default {default:g} s: a {meta.frames} x {meta.height} x {meta.width} "
+                     f"movie may take that long here (estimated from its pixels); --timeout sets another")
+    run.bus.emit(LogMessage("warning", f"the run's deadline is {meta.deadline}"))

@@ -45,6 +45,8 @@ class StackMeta:
     dataset: str = ""
     intensity: str = ""
     """What the analysed values are: scaled to [0, 1], or the file's raw values (a streamed movie)."""
+    deadline: str = ""
+    """The run's deadline when the movie's size set it (empty when the user's or the default held)."""
 
     @property
     def fs(self) -> float | None:
@@ -62,7 +64,8 @@ class StackMeta:
         return {"path": self.path, "dataset": self.dataset or None, "shape": [self.frames, self.height, self.width],
                 "dtype": self.dtype, **rate, **({"intensity": self.intensity} if self.intensity else {}),
                 "pixel_size_um": acq.pixel_size, "pixel_size_source": acq.pixel_size_source or "not recorded",
-                "axes_note": self.axes_note or None, "skipped_frames": len(self.skipped)}
+                "axes_note": self.axes_note or None, "skipped_frames": len(self.skipped),
+                **({"deadline": self.deadline} if self.deadline else {})}
 
 
 MIN_FRAMES = 10

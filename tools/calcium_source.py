@@ -71,11 +71,15 @@ def _wants_stream(stream: Any, movie: Movie | None) -> bool:
 
 
 def open_for_run(path: str | Path, params: dict[str, Any]) -> RunMovie:
-    """The movie at `path` for a run; `params` may set fs, pixel_size, dataset, axes and stream (True/False)."""
+    """The movie at `path` for a run; `params` (resolved by planexec.params) may set fs, pixel_size,
+    dataset, axes and stream (True, False or None)."""
     path = Path(path).expanduser()
     if not path.exists():
         raise InputError(f"{path}: no such file or folder; check the --images path")
-    stream = _flag(params.get("stream"))
+    stream = params.get("stream")  # coerced to True, False or None by planexec.params (SPECS["stream"])
+    if stream is not None and not isinstance(stream, bool):
+        raise InputError(f"stream={stream!r} is not true or false; resolve the parameters first "
+                         "(planexec.params.resolve) or pass --param stream=true (or false)")
     movie = None
     if path.is_file() and path.suffix.lower() in (".npy", ".h5", ".hdf5", ".hdf", ".tif", ".tiff"):
         if path.suffix.lower() == ".npy":
@@ -108,17 +112,6 @@ def open_for_run(path: str | Path, params: dict[str, Any]) -> RunMovie:
     except BaseException:
         shutil.rmtree(cache, ignore_errors=True)
         raise
-
-
-def _flag(value: Any) -> bool | None:
-    if value is None or isinstance(value, bool):
-        return value
-    text = str(value).strip().lower()
-    if text in ("true", "1", "yes", "on"):
-        return True
-    if text in ("false", "0", "no", "off"):
-        return False
-    raise InputError(f"stream={value!r} is not true or false; pass --param stream=true (or false)")
 
 
 def _check_streamed(movie: Movie, chunk: int = 64) -> float:

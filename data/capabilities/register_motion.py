@@ -47,9 +47,11 @@ def _phase_shifts(frames, ref_fft, taper, limit, band):
     r /= np.abs(r) + 1e-6
     r *= band
     h, w = taper.shape
-    cc = scipy.fft.irfft2(r, s=(h, w), axes=(1, 2))
     lags = np.arange(-limit, limit + 1)
-    win = cc[:, (lags % h)[:, None], (lags % w)[None, :]]
+    # The inverse FFT only where shifts are searched: over y, keep the rows of lags -limit..limit,
+    # then over x for those rows alone (equal to irfft2's window, 40% less work at 512x512).
+    rows = scipy.fft.ifft(r, axis=1)[:, lags % h]
+    win = scipy.fft.irfft(rows, n=w, axis=2)[:, :, lags % w]
     flat = win.reshape(len(win), -1)
     idx = flat.argmax(axis=1)
     py, px = np.unravel_index(idx, win.shape[1:])
@@ -77,6 +79,22 @@ def _vertex(a, b, c):
     return np.where(curve < 0, np.clip(0.5 * (la - lc) / safe, -0.5, 0.5), 0.0)
 
 
+def _shift_frame(frame, shift):
+    # ndimage.shift(frame, -shift, order=1, mode="nearest"): bilinear, the edge repeated, as two
+    # linear interpolations between slices of the edge-padded frame (a third faster than
+    # ndimage's spline code; a streamed movie is moved again every time a later step reads it).
+    h, w = frame.shape
+    ky, kx = int(np.floor(shift[0])), int(np.floor(shift[1]))
+    fy, fx = np.float32(shift[0] - ky), np.float32(shift[1] - kx)
+    m = max(abs(ky), abs(kx)) + 1
+    padded = np.pad(np.asarray(frame, dtype=np.float32), m, mode="edge")
+    rows = padded[m + ky:m + ky + h] * (1 - fy)
+    rows += padded[m + ky + 1:m + ky + 1 + h] * fy
+    out = rows[:, m + kx:m + kx + w] * (1 - fx)
+    out += rows[:, m + kx + 1:m + kx + 1 + w] * fx
+    return out
+
+
 def _ref_fft(ref, taper, band):
     return np.conj(_spectrum(ref[None], taper, band)[0])
 
@@ -90,7 +108,7 @@ def _rigid(movie, taper, limit):
     for _ in range(2):
         shifts, peak = _all_shifts(sample, _ref_fft(ref, taper, band), taper, limit, band)
         best = np.argsort(peak)[::-1][: max(len(sample) // 2, 1)]
-        ref = np.mean([ndimage.shift(sample[i], -shifts[i], order=1, mode="nearest") for i in best], axis=0)
+        ref = np.mean([_shift_frame(sample[i], shifts[i]) for i in best], axis=0)
     shifts, peaks = _all_shifts(movie, _ref_fft(ref, taper, band), taper, limit, band)
     shifts -= np.median(shifts, axis=0)  # the reference's own position is arbitrary
     return shifts, peaks, ref
@@ -145,12 +163,12 @@ if lazy:
 
 def _apply_rigid(movie, shifts):
     if lazy:
-        return LazyRegistered(movie, lambda frame, t: ndimage.shift(frame, -shifts[t], order=1, mode="nearest")
+        return LazyRegistered(movie, lambda frame, t: _shift_frame(frame, shifts[t])
                               if np.any(np.abs(shifts[t]) > 1e-3) else frame)
     out = np.empty(movie.shape, dtype=np.float32)
     for t in range(len(movie)):
         if np.any(np.abs(shifts[t]) > 1e-3):
-            out[t] = ndimage.shift(np.asarray(movie[t], dtype=np.float32), -shifts[t], order=1, mode="nearest")
+            out[t] = _shift_frame(movie[t], shifts[t])
         else:
             out[t] = movie[t]
     return out

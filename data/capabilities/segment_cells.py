@@ -56,7 +56,19 @@ if n_bins <= 1000:
 else:
     binned -= ndimage.gaussian_filter1d(binned, trend_sigma, axis=0, mode="nearest")
 binned -= ndimage.gaussian_filter(binned, (0, diameter, diameter), mode="nearest")
-step_noise = 1.4826 * np.median(np.abs(np.diff(binned, axis=0)), axis=0) / np.sqrt(2) if n_bins > 2 else np.ones((height, width))
+
+
+def _by_rows(fn, movie, rows=32):
+    # A per-pixel reduction over time, a band of rows at a time: its temporaries (diff, abs, the
+    # median's partition) are a band, not three more binned movies (768 MB on 512x512).
+    return np.concatenate([fn(movie[:, y0:y0 + rows]) for y0 in range(0, movie.shape[1], rows)], axis=0)
+
+
+def _step_noise(block):
+    return 1.4826 * np.median(np.abs(np.diff(block, axis=0)), axis=0) / np.sqrt(2)
+
+
+step_noise = _by_rows(_step_noise, binned) if n_bins > 2 else np.ones((height, width))
 binned /= np.maximum(step_noise, 1e-9)[None]
 sig = max(diameter / 5.0, 0.7)
 
@@ -67,9 +79,9 @@ def _smooth(block):
 
 
 smooth = _smooth(binned)
-smooth_noise = np.maximum(1.4826 * np.median(np.abs(np.diff(smooth, axis=0)), axis=0) / np.sqrt(2), 1e-9)
+smooth_noise = np.maximum(_by_rows(_step_noise, smooth), 1e-9)
 smooth /= smooth_noise[None]
-score = (np.clip(smooth - active_k, 0, None) ** 2).sum(axis=0)
+score = _by_rows(lambda block: (np.clip(block - active_k, 0, None) ** 2).sum(axis=0), smooth)
 # seeds only where every frame sees the tissue (registration fills the rest by repeating the edge)
 valid_y0, valid_y1, valid_x0, valid_x1 = valid_region
 outside = np.ones((height, width), dtype=bool)
@@ -164,4 +176,7 @@ for i, s in enumerate(stat, start=1):
     cell_labels[s["ypix"][better], s["xpix"][better]] = i
     best_lam[s["ypix"][better], s["xpix"][better]] = s["lam"][better]
 cell_centroids = [list(s["med"]) for s in stat]
-del binned, smooth  # the time-binned movies: hundreds of MB on a large field, needed by no later step
+# The time-binned movies (hundreds of MB on a large field) are needed by no later step; the last
+# patch and course are views of them and the last block a read of the movie, so they go too.
+patch = course = block = None
+del binned, smooth

@@ -116,3 +116,41 @@ def test_chunks_equal_the_whole_load(chunk: int, kind: str, dtype: type) -> None
         assert movie is not None and movie.shape == (23, 7, 6)
         streamed = np.concatenate([c for _, c in movie.chunks(chunk)])
     np.testing.assert_array_equal(streamed, whole)
+
+
+def _run_for(config: object, llm: object = None) -> object:
+    from planexec.events import EventBus
+    from planexec.state import RunState
+    from planexec.tools import ToolRegistry
+
+    events: list[object] = []
+    run = RunState("count the cells", config, ToolRegistry(), EventBus([events.append]), llm=llm)
+    return run, events
+
+
+def test_a_long_movie_gets_a_longer_deadline_when_nobody_chose_one() -> None:
+    from planexec.config import Config
+    from planexec.llm import ScriptedLLM
+    from planexec.llm.bounded import BoundedLLM
+    from planexec.tools.calcium_inputs import FIXED_SECONDS, PIXELS_PER_SECOND, _deadline_for_movie
+    from planexec.tools.calcium_io import StackMeta
+
+    config = Config.from_env(embedder="none", rag=False)
+    assert config.timeout == 600.0
+    bounded = BoundedLLM(ScriptedLLM(outputs=[]), config)
+    budget = bounded.start_run()
+    run, events = _run_for(config, bounded)
+    long = StackMeta(frames=10_000, height=512, width=512, dtype="uint8")
+    _deadline_for_movie(run, long)
+    expected = round(FIXED_SECONDS + 10_000 * 512 * 512 / PIXELS_PER_SECOND, -1)
+    assert run.config.timeout == pytest.approx(expected) and expected > 1000
+    assert budget.timeout == pytest.approx(expected) and budget.remaining() > 1000  # the model's calls too
+    said = long.describe()["deadline"]
+    assert said.startswith(f"{expected:g} s, not the default 600 s") and "--timeout" in said
+    assert [e.message for e in events if e.kind == "log"] == [f"the run's deadline is {said}"]
+
+    for chosen, frames in ((Config.from_env(embedder="none", rag=False, timeout=900), 10_000), (config, 2000)):
+        meta = StackMeta(frames=frames, height=512, width=512, dtype="uint8")
+        run, events = _run_for(chosen)
+        _deadline_for_movie(run, meta)  # the user's deadline, or a movie the default covers
+        assert run.config.timeout == chosen.timeout and "deadline" not in meta.describe() and not events

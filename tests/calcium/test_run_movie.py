@@ -7,7 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from planexec.errors import InputError
+from planexec.errors import InputError, UsageError
+from planexec.params import resolve
 from planexec.sandbox.session import file_backed
 from planexec.tools.calcium_meta import ASSUMED_FS
 from planexec.tools.calcium_source import SCALED, STREAMED, open_for_run
@@ -30,7 +31,7 @@ def test_a_small_movie_is_loaded_whole_as_unit_floats(tmp_path: Path) -> None:
 def test_a_streamed_npy_reaches_the_sandbox_as_the_file_itself(tmp_path: Path) -> None:
     raw = _movie()
     np.save(tmp_path / "m.npy", raw)
-    movie = open_for_run(tmp_path / "m.npy", {"stream": "true", "fs": 20})
+    movie = open_for_run(tmp_path / "m.npy", resolve("", {"stream": "true", "fs": 20}).values)
     assert movie.streamed and movie.cache_dir is None
     assert file_backed(movie.images) == str((tmp_path / "m.npy").resolve())  # mapped, not copied
     np.testing.assert_array_equal(movie.images, raw)  # the file's own values
@@ -91,9 +92,11 @@ def test_stream_needs_a_file_and_a_truth_value(tmp_path: Path) -> None:
         Image.fromarray(frame).save(tmp_path / f"f{i:02d}.png")
     with pytest.raises(InputError, match="folder of frames"):
         open_for_run(tmp_path, {"stream": True})
+    with pytest.raises(UsageError, match="stream='maybe' must be true, false or auto"):
+        resolve("", {"stream": "maybe"})  # --param stream=maybe: the parameters name the fix
     np.save(tmp_path / "m.npy", _movie())
     with pytest.raises(InputError, match="stream=true"):
-        open_for_run(tmp_path / "m.npy", {"stream": "maybe"})
+        open_for_run(tmp_path / "m.npy", {"stream": "maybe"})  # unresolved parameters: the same fix named
 
 
 def test_an_unknown_frame_rate_is_said_to_be_assumed(tmp_path: Path) -> None:
@@ -197,3 +200,36 @@ def test_a_streamed_planexec_run_holds_no_float32_copy_of_the_movie(tmp_path: Pa
     assert streamed.status == loaded.status == "succeeded"
     assert streamed.cells == loaded.cells
     assert loaded.peak_anon - streamed.peak_anon > 2 * size, (streamed.peak_anon, loaded.peak_anon, size)
+
+
+def test_projections_of_a_streamed_movie_read_in_blocks_equal_the_loaded_ones(tmp_path: Path) -> None:
+    from planexec.tools.calcium_pipeline import run_in
+
+    raw = _movie(frames=300, size=256, seed=5)  # 2 blocks of 256 frames
+    raw[7, 3, 4] = 65535  # a maximum in the first block
+    raw[280, 9, 9] = 65000  # ... and one in the second
+    np.save(tmp_path / "m.npy", raw)
+    loaded = open_for_run(tmp_path / "m.npy", {"stream": False}).images
+    streamed = open_for_run(tmp_path / "m.npy", {"stream": True}).images
+    a = run_in({"images": loaded}, ["mean_projection", "max_projection"])
+    b = run_in({"images": streamed}, ["mean_projection", "max_projection"])
+    assert b["mean_image"].dtype == b["max_image"].dtype == np.float32
+    np.testing.assert_allclose(b["mean_image"], a["mean_image"], rtol=1e-6)
+    np.testing.assert_allclose(a["mean_image"], raw.mean(axis=0) / 65535, rtol=1e-6)
+    np.testing.assert_array_equal(b["max_image"], a["max_image"])
+    assert b["max_image"][3, 4] == 1.0 and b["max_image"][9, 9] == np.float32(65000) / np.float32(65535)
+
+
+def test_a_streamed_movie_is_denoised_as_it_is_read_and_equals_the_whole_filter(tmp_path: Path) -> None:
+    from planexec.tools.calcium_pipeline import run_in
+
+    raw = _movie(frames=60, size=32, seed=6)
+    np.save(tmp_path / "m.npy", raw)
+    loaded = open_for_run(tmp_path / "m.npy", {"stream": False}).images
+    streamed = open_for_run(tmp_path / "m.npy", {"stream": True}).images
+    whole = run_in({"images": loaded}, ["denoise_movie"])["images_denoised"]
+    lazy = run_in({"images": streamed}, ["denoise_movie"])["images_denoised"]
+    assert isinstance(whole, np.ndarray) and not isinstance(lazy, np.ndarray) and lazy.shape == whole.shape
+    for key in (slice(None), slice(10, 20), slice(55, None), [3, 40, 41], 0, (59, slice(5, 9), 2)):
+        np.testing.assert_allclose(lazy[key], whole[key], rtol=1e-6, atol=1e-9)
+    assert float(np.abs(whole - raw / 65535).max()) > 0.01  # it did smooth

@@ -19,10 +19,17 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from planexec import Orchestrator
-from planexec.checkpoint import ARRAYS, CHECKPOINT, _read_journal, load_checkpoint, save_checkpoint
+from planexec.checkpoint import (
+    ARRAYS,
+    CHECKPOINT,
+    VERSION,
+    _read_journal,
+    load_checkpoint,
+    save_checkpoint,
+)
 from planexec.errors import InputError, UsageError
 from planexec.events import EventBus
-from planexec.models import Plan
+from planexec.models import Plan, StepResult, ToolAttempt
 from planexec.state import RunState
 from planexec.tools import ToolOutput, ToolRegistry, tool
 from tests.orchestration import slow_plugin
@@ -198,6 +205,23 @@ def test_state_and_results_survive_a_checkpoint(tmp_path_factory: pytest.TempPat
                                                                               if k != "variables"})
 
 
+def test_a_step_output_of_arrays_is_written_once_as_npy_and_read_back(tmp_path: Path) -> None:
+    """Per-ROI traces in a step's output (and its attempt's) go beside the journal in their dtype, not as JSON."""
+    traces = np.random.default_rng(0).random((40, 2000), dtype=np.float32)
+    out = {"F": traces, "stat": [{"ypix": np.arange(5, dtype=np.int32), "med": (1.5, 2.0)}], "n": 40}
+    s = step(1, "make_signal")
+    done = StepResult(s, "succeeded", attempts=(ToolAttempt("make_signal", {"x": traces[0]}, True, out),), output=out)
+    run = RunState("keep my traces", config(), ToolRegistry(slow_plugin.TOOLS), EventBus(), output_dir=tmp_path,
+                   plan=plan(s, step(2, "slow_square", deps=(1,))))
+    run.step_results[1] = done
+    save_checkpoint(run)
+    assert (tmp_path / CHECKPOINT).stat().st_size < traces.nbytes / 20  # JSON numbers would be ~3x the bytes
+    assert len([p for p in (tmp_path / ARRAYS).glob("*.npy") if np.load(p).shape == traces.shape]) == 1
+    (back,) = load_checkpoint(tmp_path)["steps"]
+    assert same(back.output, out) and same(back.attempts[0].output, out)
+    assert back.output["F"].dtype == np.float32 and same(back.attempts[0].input, {"x": traces[0]})
+
+
 def test_a_value_the_checkpoint_cannot_keep_makes_its_producer_run_again(tmp_path: Path) -> None:
     """An object (not data) and a plain number: only the object's producer runs again on resume."""
     made: list[str] = []
@@ -256,6 +280,6 @@ def test_a_line_torn_by_a_kill_is_ignored(tmp_path: Path) -> None:
     run_dir, _ = kill_mid_step(tmp_path)
     path = run_dir / CHECKPOINT
     whole = path.read_text()
-    path.write_text(whole + '{"version": 3, "finished": true, "steps": [{"step": ')
+    path.write_text(whole + f'{{"version": {VERSION}, "finished": true, "steps": [{{"step": ')
     data = load_checkpoint(run_dir)
     assert [r.step.step_num for r in data["steps"]] == [1] and not data["finished"]

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from planexec.checkpoint import VERSION
 from planexec.cli import cli as planexec_cli
 from tests.reliability.conftest import PLANEXEC, cli, cli_env, record, unclear
 
@@ -59,7 +60,7 @@ def test_garbled_checkpoint_is_one_line(damage: str, tmp_path: Path) -> None:
     run_dir = tmp_path / "run"
     run_dir.mkdir()
     journal = run_dir / "checkpoint.jsonl"
-    header = {"version": 3, "finished": False, "header": {"request": "r", "files": [], "images": None},
+    header = {"version": VERSION, "finished": False, "header": {"request": "r", "files": [], "images": None},
               "plan": {"steps": [{"step_num": 1, "goal": "g", "primary_tools": ["python_coder"]}]}}
     if damage == "binary garbage":
         journal.write_bytes(b"\xff\xfe\x00garbage\n" * 20)

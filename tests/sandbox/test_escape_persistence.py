@@ -110,7 +110,7 @@ def test_read_only_file_input_is_mapped_not_copied(raw, movie):
     r = raw.run("results = {'s': float(movie.sum()), 'kind': type(movie).__name__, "
                 "'w': bool(movie.flags.writeable)}", {"movie": ReadOnlyFile(movie)})
     assert r.ok, r.error
-    assert r.results == {"s": 276.0, "kind": "memmap", "w": False}
+    assert r.results == {"s": 276.0, "kind": "ReleasingMap", "w": False}  # a np.memmap (planexec.sandbox.mapped)
 
 
 @pytest.mark.parametrize("attack", [

@@ -26,6 +26,7 @@ import sys
 import tempfile
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import asdict
 from typing import Any
 
@@ -155,11 +156,35 @@ def _preparation(data: dict[str, Any]) -> Preparation:
     return Preparation(tuple(data["layers"]), int(data["quota_bytes"]), str(data["scratch"]))
 
 
+def _yielding(work: Callable[[], None]) -> None:
+    """Do `work` at a lower CPU priority, so the first workers (forked by the server meanwhile)
+    get the CPU first; only where the priority can be raised back, since spares inherit it."""
+    before = os.getpriority(os.PRIO_PROCESS, 0)
+    lowered = _may_raise_priority()
+    if lowered:
+        os.setpriority(os.PRIO_PROCESS, 0, min(before + 10, 19))
+    try:
+        work()
+    finally:
+        if lowered:
+            os.setpriority(os.PRIO_PROCESS, 0, before)
+
+
+def _may_raise_priority() -> bool:
+    """Whether this process holds CAP_SYS_NICE (needed to take a lowered priority back)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            caps = next(line for line in fh if line.startswith("CapEff:"))
+        return bool(int(caps.split()[1], 16) >> 23 & 1)
+    except (OSError, StopIteration, ValueError):
+        return False
+
+
 def _make_spares(sock: socket.socket) -> None:
     """The maker's loop: load the rest, then fork each spare asked for and pass its socket
     to the server."""
     confine.set_parent_death_signal(signal.SIGKILL)
-    preload.load_later()
+    _yielding(preload.load_later)
     sock.send(json.dumps({"loaded": True}).encode())
     while True:
         data = sock.recv(65536)

@@ -84,5 +84,13 @@ def test_the_spare_maker_loads_the_rest_and_the_server_stays_small() -> None:
     deadline = time.monotonic() + 60
     while not any(last in _maps(child) for child in _children(server)) and time.monotonic() < deadline:
         time.sleep(0.2)
-    assert any(last in _maps(child) for child in _children(server)), "no process loaded LATER"
+    makers = [child for child in _children(server) if last in _maps(child)]
+    assert makers, "no process loaded LATER"
     assert last not in _maps(server)
+    time.sleep(0.5)  # the maker takes its priority back right after its last import
+    assert {_nice(pid) for pid in makers} == {_nice(server)}  # spares it forks are not slowed
+
+
+def _nice(pid: int) -> int:
+    with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
+        return int(fh.read().rsplit(")", 1)[1].split()[16])

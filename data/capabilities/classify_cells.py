@@ -18,6 +18,9 @@
 # is compact (<= 1.6: a dim cell's activity footprint is ragged) gets z = max(z, 1 + 0.25
 # (contrast - 4)). Owning a peak, not only isolation, lets dim cells 6-8 px from a neighbour count:
 # calcium_synth seeds 1-2 and 5-8 of every kind: 7 of 8 missed cells found, no false cell added.
+# A ROI found in the mean image alone ("silent") needs contrast >= 7.5: on cell-free fields with neuropil
+# 0.2 (seeds 1-10) smooth neuropil bumps reached 5.6, while silent ROIs on true cells of training
+# seeds 1-2, 5-8, 10, 14 of every kind had 9.9 or more.
 # A ROI the mean image does not show (contrast < 3) with at most 2 clear spikes gets z -= 10: on
 # training movies no true cell had contrast below 5.3 (885 cells), while isolated neuropil patches
 # that flickered once or twice (contrast 1-2.7) were taken for cells on neuropil_0.3 seeds 11, 13.
@@ -85,7 +88,7 @@ for i, s in enumerate(stat):
     own_peak = bool(peak_owner.size) and any(
         peak_owner[k] == i and np.hypot(py - s["med"][0], px - s["med"][1]) <= 0.3 * float(diameter_px)
         for k, (py, px) in enumerate(peak_at))
-    if (isolated or own_peak) and not weaker_twin and contrast >= 4.0 and compactness <= 1.6:
+    if (isolated or own_peak) and not weaker_twin and contrast >= (7.5 if s.get("silent") else 4.0) and compactness <= 1.6:
         z = max(z, 1.0 + 0.25 * (contrast - 4.0))
     if contrast < 3.0 and event_counts[i] <= 2:
         z -= 10.0  # neither the mean image shows it nor do repeated events: a flicker of neuropil

@@ -32,7 +32,10 @@ cell_threshold = float(params.get("cell_threshold") if params.get("cell_threshol
 n_rois = len(stat)
 n_frames = roi_traces.shape[1] if roi_traces.ndim == 2 else 0
 expected_area = np.pi * (float(diameter_px) / 2.0) ** 2
-frame_rate = float(params.get("fs") or 10.0)
+# The event rate is per minute at the movie's frame rate (params["fs"], from the request, the API or
+# the file); with none known it assumes 10 Hz, and every ROI's features say so (rate_fs_assumed).
+rate_fs_assumed = params.get("fs") is None
+frame_rate = 10.0 if rate_fs_assumed else float(params["fs"])
 # Clear inferred spikes (above 2.5 noise units, adjacent frames merged), counted here rather than
 # taken from `events`, so the event threshold a user sets reaches the decision only as OASIS's
 # minimum spike size (at 2 the demo movie counted 16 of 15 through `events`).
@@ -98,5 +101,6 @@ for i, s in enumerate(stat):
     iscell[i] = (float(probability >= cell_threshold), probability)
     cell_features.append({"roi": i, "size_ratio": round(size_ratio, 3), "compactness": round(compactness, 3),
                           "skewness": round(skew, 3), "score": round(score, 2),
-                          "events_per_min": round(rate, 3), "neighbour_corr": round(neighbour_corr, 3),
+                          "events_per_min": round(rate, 3), "rate_fs": frame_rate, "rate_fs_assumed": rate_fs_assumed,
+                          "neighbour_corr": round(neighbour_corr, 3),
                           "contrast": round(float(contrast), 2), "probability": round(probability, 4)})

@@ -55,6 +55,18 @@ def test_the_threshold_parameter_moves_the_label_not_the_probability(rois: dict)
     assert loose["iscell"][:, 0].sum() == 4 and strict["iscell"][:, 0].sum() < 4
 
 
+def test_the_event_rate_uses_the_frame_rate_given_and_says_when_it_assumed_one(rois: dict) -> None:
+    slow = run_in(rois, ["classify_cells"], {"fs": 15.0})["cell_features"]
+    fast = run_in(rois, ["classify_cells"], {"fs": 30.0})["cell_features"]
+    unknown = run_in(rois, ["classify_cells"], {})["cell_features"]
+    # ROI 0: 12 spikes in 600 frames, i.e. 40 s at 15 Hz (18 per minute), 20 s at 30 Hz (36 per minute)
+    assert slow[0]["events_per_min"] == pytest.approx(18.0, abs=1e-3)
+    assert fast[0]["events_per_min"] == pytest.approx(36.0, abs=1e-3)
+    assert unknown[0]["events_per_min"] == pytest.approx(12.0, abs=1e-3)  # 60 s at the assumed 10 Hz
+    assert [f["rate_fs_assumed"] for f in (slow[0], fast[0], unknown[0])] == [False, False, True]
+    assert [f["rate_fs"] for f in (slow[0], fast[0], unknown[0])] == [15.0, 30.0, 10.0]
+
+
 def test_a_silent_cell_the_mean_image_shows_is_a_cell_unless_it_leans_on_a_neighbour() -> None:
     rng = np.random.default_rng(1)
     picture = rng.normal(0.1, 0.002, (64, 64)).astype(np.float32)

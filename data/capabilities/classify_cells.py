@@ -8,7 +8,10 @@
 #   z = -3.5 + 5 skew + 2 log10(score / 60) + 1.75 min(events_per_min, 30) / 10
 #       - 6 neighbour_corr - 1 max(compactness - 1.3, 0) - 4 max(size_ratio - 2.5, 0)
 #       - 20 [a neighbour within 1.2 diameters correlates above 0.8 and scored higher]
-#   and such a weaker twin is never a cell (z <= -10), however skewed its trace
+#   and such a weaker twin is never a cell (z <= -10), however skewed its trace; nor is the weaker
+#   of two ROIs closer than half a diameter (training seeds 1,2,5-8,10,14 of every kind: the two
+#   such pairs of cells were one cell twice, drift_nonrigid s8 and touching s7; the closest two
+#   true cells labelled cells were 0.6 diameters apart)
 #       - 10 [no inferred event: the activity that found the ROI is indistinguishable from noise]
 # A silent or dim cell is still a cell when the mean image shows it: a ROI that is not a residual
 # of a neighbour -- isolated (no other ROI within 1.2 diameters) or owning a soma peak of the mean
@@ -78,6 +81,11 @@ for i, s in enumerate(stat):
     neighbour_corr = max((c for c, _ in corrs), default=0.0)
     # above 0.8 the two are one cell: only the stronger (higher score; earlier on a tie) stays
     weaker_twin = any(c > 0.8 and (stat[j].get("score", 0.0), -j) > (s.get("score", 0.0), -i) for c, j in corrs)
+    # two somata cannot sit closer than half a diameter: the weaker of such a pair is a residual of
+    # the stronger (non-rigid motion decorrelates it, so weaker_twin misses it), never a cell
+    weaker_twin = weaker_twin or any(
+        np.hypot(stat[j]["med"][0] - s["med"][0], stat[j]["med"][1] - s["med"][1]) < 0.5 * float(diameter_px)
+        and (stat[j].get("score", 0.0), -j) > (s.get("score", 0.0), -i) for j in near)
     rate = float(event_counts[i]) / max(n_frames / frame_rate, 1e-9) * 60.0
     z = (-3.5 + 5.0 * skew + 2.0 * np.log10(max(score, 1e-3) / 60.0) + 1.75 * min(rate, 30.0) / 10.0
          - 6.0 * neighbour_corr - 1.0 * max(compactness - 1.3, 0.0) - 4.0 * max(size_ratio - 2.5, 0.0)

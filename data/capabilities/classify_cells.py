@@ -8,7 +8,10 @@
 #   z = -3.5 + 5 skew + 2 log10(score / 60) + 1.75 min(events_per_min, 30) / 10
 #       - 6 neighbour_corr - 1 max(compactness - 1.3, 0) - 4 max(size_ratio - 2.5, 0)
 #       - 20 [a neighbour within 1.2 diameters correlates above 0.8 and scored higher]
-#   and such a weaker twin is never a cell (z <= -10), however skewed its trace
+#   and such a weaker twin is never a cell (z <= -10), however skewed its trace; nor is the weaker
+#   of two ROIs closer than half a diameter (training seeds 1,2,5-8,10,14 of every kind: the two
+#   such pairs of cells were one cell twice, drift_nonrigid s8 and touching s7; the closest two
+#   true cells labelled cells were 0.6 diameters apart)
 #       - 10 [no inferred event: the activity that found the ROI is indistinguishable from noise]
 # A silent or dim cell is still a cell when the mean image shows it: a ROI that is not a residual
 # of a neighbour -- isolated (no other ROI within 1.2 diameters) or owning a soma peak of the mean
@@ -18,6 +21,9 @@
 # is compact (<= 1.6: a dim cell's activity footprint is ragged) gets z = max(z, 1 + 0.25
 # (contrast - 4)). Owning a peak, not only isolation, lets dim cells 6-8 px from a neighbour count:
 # calcium_synth seeds 1-2 and 5-8 of every kind: 7 of 8 missed cells found, no false cell added.
+# A ROI found in the mean image alone ("silent") needs contrast >= 7.5: on cell-free fields with neuropil
+# 0.2 (seeds 1-10) smooth neuropil bumps reached 5.6, while silent ROIs on true cells of training
+# seeds 1-2, 5-8, 10, 14 of every kind had 9.9 or more.
 # A ROI the mean image does not show (contrast < 3) with at most 2 clear spikes gets z -= 10: on
 # training movies no true cell had contrast below 5.3 (885 cells), while isolated neuropil patches
 # that flickered once or twice (contrast 1-2.7) were taken for cells on neuropil_0.3 seeds 11, 13.
@@ -29,7 +35,10 @@ cell_threshold = float(params.get("cell_threshold") if params.get("cell_threshol
 n_rois = len(stat)
 n_frames = roi_traces.shape[1] if roi_traces.ndim == 2 else 0
 expected_area = np.pi * (float(diameter_px) / 2.0) ** 2
-frame_rate = float(params.get("fs") or 10.0)
+# The event rate is per minute at the movie's frame rate (params["fs"], from the request, the API or
+# the file); with none known it assumes 10 Hz, and every ROI's features say so (rate_fs_assumed).
+rate_fs_assumed = params.get("fs") is None
+frame_rate = 10.0 if rate_fs_assumed else float(params["fs"])
 # Clear inferred spikes (above 2.5 noise units, adjacent frames merged), counted here rather than
 # taken from `events`, so the event threshold a user sets reaches the decision only as OASIS's
 # minimum spike size (at 2 the demo movie counted 16 of 15 through `events`).
@@ -72,6 +81,11 @@ for i, s in enumerate(stat):
     neighbour_corr = max((c for c, _ in corrs), default=0.0)
     # above 0.8 the two are one cell: only the stronger (higher score; earlier on a tie) stays
     weaker_twin = any(c > 0.8 and (stat[j].get("score", 0.0), -j) > (s.get("score", 0.0), -i) for c, j in corrs)
+    # two somata cannot sit closer than half a diameter: the weaker of such a pair is a residual of
+    # the stronger (non-rigid motion decorrelates it, so weaker_twin misses it), never a cell
+    weaker_twin = weaker_twin or any(
+        np.hypot(stat[j]["med"][0] - s["med"][0], stat[j]["med"][1] - s["med"][1]) < 0.5 * float(diameter_px)
+        and (stat[j].get("score", 0.0), -j) > (s.get("score", 0.0), -i) for j in near)
     rate = float(event_counts[i]) / max(n_frames / frame_rate, 1e-9) * 60.0
     z = (-3.5 + 5.0 * skew + 2.0 * np.log10(max(score, 1e-3) / 60.0) + 1.75 * min(rate, 30.0) / 10.0
          - 6.0 * neighbour_corr - 1.0 * max(compactness - 1.3, 0.0) - 4.0 * max(size_ratio - 2.5, 0.0)
@@ -85,7 +99,7 @@ for i, s in enumerate(stat):
     own_peak = bool(peak_owner.size) and any(
         peak_owner[k] == i and np.hypot(py - s["med"][0], px - s["med"][1]) <= 0.3 * float(diameter_px)
         for k, (py, px) in enumerate(peak_at))
-    if (isolated or own_peak) and not weaker_twin and contrast >= 4.0 and compactness <= 1.6:
+    if (isolated or own_peak) and not weaker_twin and contrast >= (7.5 if s.get("silent") else 4.0) and compactness <= 1.6:
         z = max(z, 1.0 + 0.25 * (contrast - 4.0))
     if contrast < 3.0 and event_counts[i] <= 2:
         z -= 10.0  # neither the mean image shows it nor do repeated events: a flicker of neuropil
@@ -95,5 +109,6 @@ for i, s in enumerate(stat):
     iscell[i] = (float(probability >= cell_threshold), probability)
     cell_features.append({"roi": i, "size_ratio": round(size_ratio, 3), "compactness": round(compactness, 3),
                           "skewness": round(skew, 3), "score": round(score, 2),
-                          "events_per_min": round(rate, 3), "neighbour_corr": round(neighbour_corr, 3),
+                          "events_per_min": round(rate, 3), "rate_fs": frame_rate, "rate_fs_assumed": rate_fs_assumed,
+                          "neighbour_corr": round(neighbour_corr, 3),
                           "contrast": round(float(contrast), 2), "probability": round(probability, 4)})

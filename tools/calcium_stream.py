@@ -14,11 +14,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy import ndimage, sparse
 
 from planexec.tools.calcium_movie import Movie
+
+if TYPE_CHECKING:
+    from scipy import sparse
 
 CHUNK_BYTES = 64 << 20
 """Float32 bytes of one chunk of frames: 64 frames of 512×512, 4096 of 64×64."""
@@ -123,6 +126,8 @@ def roi_pixels(labels: np.ndarray) -> list[np.ndarray]:
 def neuropil_pixels(labels: np.ndarray, inner: int = 2, min_pixels: int = 350, max_grow: int = 40) -> list[np.ndarray]:
     """Flat indices of each ROI's surround: a ring `inner` px away from every ROI, grown until it has
     `min_pixels` pixels (suite2p's default size) or `max_grow` px wide."""
+    from scipy import ndimage  # here: a run's report imports this module, rarely this function
+
     h, w = labels.shape
     cells = labels > 0
     forbidden = ndimage.binary_dilation(cells, iterations=inner) if inner > 0 else cells
@@ -147,6 +152,8 @@ def neuropil_pixels(labels: np.ndarray, inner: int = 2, min_pixels: int = 350, m
 
 def weight_matrix(pixels: list[np.ndarray], size: int, weights: list[np.ndarray] | None = None) -> sparse.csr_matrix:
     """N×(H·W) matrix whose row i averages ROI i's pixels (with `weights` when given)."""
+    from scipy import sparse
+
     rows, cols, vals = [], [], []
     for i, idx in enumerate(pixels):
         if idx.size == 0:

@@ -162,6 +162,16 @@ class ForkServer:
         with self._lock:
             self._stop()
 
+    def let_go(self) -> None:
+        """Tell the server to stop without waiting for it: it kills its workers, removes their
+        cgroups and exits on its own (for a process about to exit that need not watch that)."""
+        with self._lock:
+            if self._sock is not None:
+                self._sock.close()
+                self._sock = None
+            self._proc = None
+            self.pid = None
+
 
 _server: ForkServer | None = None
 _server_lock = threading.Lock()
@@ -195,3 +205,10 @@ def shutdown() -> None:
     with _server_lock:
         if _server is not None:
             _server.close()
+
+
+def let_go() -> None:
+    """Stop the process-wide fork server without waiting for its clean-up (see `ForkServer.let_go`)."""
+    with _server_lock:
+        if _server is not None:
+            _server.let_go()

@@ -70,6 +70,9 @@ def _exit_now(status: int) -> None:
 
     if any(t is not threading.main_thread() and not t.daemon for t in threading.enumerate()):
         sys.exit(status)  # a thread still works: the normal shutdown waits for it
+    forkserver = sys.modules.get("planexec.sandbox.forkserver")
+    if forkserver is not None:
+        forkserver.let_go()  # it cleans up after itself; the user need not wait for that
     atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
         try:

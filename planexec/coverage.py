@@ -116,6 +116,8 @@ class Coverage:
 
     request: str
     clauses: tuple[ClauseCoverage, ...]
+    model_refused: str = ""
+    """Why the configured model's plan for the uncovered clauses was refused ("": not asked)."""
 
     @property
     def covered(self) -> tuple[ClauseCoverage, ...]:
@@ -142,10 +144,14 @@ class Coverage:
             return "The request only names its input; nothing was run. Say what to compute (e.g. count the cells)."
         if not lines:
             return "every clause of the request is covered"
-        fix = ("planexec analyses calcium-imaging movies, curve ensembles and tables; this request is outside that"
-               if self.out_of_scope and not self.uncovered else
-               "use an LLM backend (--llm openai|anthropic) to generate code for it, or add a capability "
-               "that does it (planexec capabilities add)")
+        if self.out_of_scope and not self.uncovered:
+            fix = "planexec analyses calcium-imaging movies, curve ensembles and tables; this request is outside that"
+        elif self.model_refused:
+            fix = (f"The model was asked, and its plan was refused: {self.model_refused}. Add a capability "
+                   "that does it (planexec capabilities add), or try a stronger model")
+        else:
+            fix = ("use an LLM backend (--llm openai|anthropic) to generate code for it, or add a capability "
+                   "that does it (planexec capabilities add)")
         return "\n".join([*lines, f"Nothing was run. {fix}."])
 
     def to_dict(self) -> dict[str, object]:

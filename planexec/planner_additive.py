@@ -51,7 +51,7 @@ class AdditivePlanner:
             try:
                 _no_substitute(plan, ctx)
             except SubstitutePlan as exc:
-                raise NotCovered(self.coverage(ctx)) from exc
+                raise NotCovered(_refused(self.coverage(ctx), exc)) from exc
             return plan
         if cov.out_of_scope or not cov.uncovered:  # refused offline, refused here: never sent to the model
             raise NotCovered(cov)
@@ -70,7 +70,7 @@ class AdditivePlanner:
             why = str(exc).splitlines()[0]
             if not base.steps:
                 if isinstance(exc, SubstitutePlan):  # the model added nothing: the run ends as offline
-                    raise NotCovered(cov) from exc
+                    raise NotCovered(_refused(cov, exc)) from exc
                 raise
             return Plan(base.steps, "covered clauses planned offline; the model could not plan the rest",
                         planner=self.name, unplanned=tuple(f'"{c}": {why}' for c in wanted))
@@ -78,6 +78,11 @@ class AdditivePlanner:
             return added
         return Plan(base.steps + _shifted(added.steps, base.steps), "covered clauses planned offline; the model "
                     f"planned {', '.join(repr(c) for c in wanted)} ({added.rationale})", planner=self.name)
+
+
+def _refused(cov: Coverage, exc: Exception) -> Coverage:
+    """The coverage, saying the model was asked and why its plan was refused."""
+    return dataclasses.replace(cov, model_refused=str(exc).splitlines()[0].rstrip("."))
 
 
 class SubstitutePlan(PlanValidationError):

@@ -57,7 +57,7 @@ def test_a_partly_covered_request_names_the_uncovered_clauses(orch: Orchestrator
 
 def test_steps_say_what_ran_and_keep_the_clause(orch: Orchestrator) -> None:
     result = orch.run("count the neurons in the movie", images=IMAGES)
-    assert result.status == "succeeded" and result.results["n_cells"] == 6
+    assert result.status == "succeeded" and result.results["n_cells"] == 6, result.answer
     count = next(s for s in result.steps if s.step.args.get("capability_id") == "count_cells")
     assert count.step.goal == "Count cells" and count.step.serves == "count the neurons in the movie"
     helpers = [s for s in result.steps if s is not count]

@@ -21,6 +21,8 @@ def test_a_plan_of_library_actions_for_an_uncovered_request_is_refused(monkeypat
     llm = ScriptedLLM([json.dumps(CURVES)] * 6)
     result = Orchestrator(llm, config=Config.from_env()).run(REQUEST)
     assert result.status == "not_covered", result.answer  # as offline: the model added nothing
+    assert "model was asked, and its plan was refused" in result.answer  # not "use an LLM backend"
+    assert "generated data" in result.answer and "LLM backend" not in result.answer
     assert "30 curves" not in result.answer  # the substitute was never run, nor presented as the answer
     assert not any("generate_ensemble_curves" in (*r.step.primary_tools, *r.step.fallback_tools)
                    and r.status == "succeeded" for r in result.steps)

@@ -20,11 +20,13 @@ EARLY = ("numpy", "scipy", "scipy.ndimage", "scipy.fft", "skimage", "matplotlib"
 """Loaded before the server is ready: what every worker's namespace holds (np, scipy, skimage,
 plt) and what a first analysis step most often needs."""
 LATER = (
-    "skimage.feature", "skimage.segmentation", "scipy.sparse", "skimage.filters", "skimage.measure", "skimage.morphology", "skimage.exposure",
-    "skimage.transform", "skimage.registration", "skimage.util", "scipy.signal", "scipy.stats",
-    "scipy.optimize", "scipy.interpolate", "scipy.spatial",
+    "skimage.feature", "skimage.segmentation", "scipy.sparse", "skimage.filters", "skimage.measure",
+    "skimage.morphology", "skimage.exposure", "skimage.transform", "skimage.registration",
+    "skimage.util", "scipy.signal", "scipy.stats", "scipy.optimize", "scipy.interpolate",
+    "scipy.spatial",
 )
-"""Loaded while idle, most likely first."""
+"""Loaded by the spare maker, most likely needed first. skimage's subpackages load their
+functions lazily, on first use, so naming them here loads little; scipy.signal is most of it."""
 PRELOAD = EARLY + LATER
 STDLIB_EXTRA = ("mmap",)
 """Stdlib modules a worker uses that the imports above do not load (it maps inputs)."""

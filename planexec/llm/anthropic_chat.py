@@ -15,7 +15,6 @@ from planexec.llm.providers import ANTHROPIC
 from planexec.llm.retry import MalformedReply
 from planexec.llm.sdk_chat import SDKChat
 
-DEFAULT_BASE_URL = ANTHROPIC.default_base_url
 DEFAULT_MAX_TOKENS = 4096
 
 
@@ -24,10 +23,7 @@ class AnthropicChat(SDKChat):
 
     sdk_module = "anthropic"
     provider = client_class = "Anthropic"
-    key_env = ANTHROPIC.key_env
-    base_url_env = ANTHROPIC.base_url_env
-    default_base_url = DEFAULT_BASE_URL
-    default_model = ANTHROPIC.default_model
+    spec = ANTHROPIC
     usage_fields = ("input_tokens", "output_tokens")
 
     def reply(self, messages: list[Message], ask: Ask) -> Reply:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -79,7 +80,7 @@ class Reply:
     """Characters actually sent, when the client reshaped the messages (e.g. a system prompt)."""
 
 
-class ChatModel:
+class ChatModel(ABC):
     """Base of the shipped clients: `complete()` is `reply()` plus usage accounting, thread-safe."""
 
     def __init__(self, model: str) -> None:
@@ -110,9 +111,9 @@ class ChatModel:
             self.usage.add(usage)
         return Completion(reply.text, usage, reply.model or self.model, reply.finish_reason)
 
+    @abstractmethod
     def reply(self, messages: list[Message], ask: Ask) -> Reply:
         """The model's answer to `messages`; what each client implements."""
-        raise NotImplementedError
 
 
 def _estimate_tokens(chars: int) -> int:

@@ -36,7 +36,6 @@ from planexec.llm.retry import (
 from planexec.llm.sdk_chat import SDKChat
 
 JSON_MODES = ("json_schema", "json_object_schema", "json_object", "prompt")
-DEFAULT_BASE_URL = OPENAI.default_base_url
 _REJECTION_WORDS = ("response_format", "json_schema", "json_object", "validation error")
 
 
@@ -45,17 +44,14 @@ class OpenAIChat(SDKChat):
 
     sdk_module = "openai"
     provider = client_class = "OpenAI"
-    key_env = OPENAI.key_env
-    base_url_env = OPENAI.base_url_env
-    default_base_url = DEFAULT_BASE_URL
-    default_model = OPENAI.default_model
+    spec = OPENAI
     json_mode = JSON_MODES[0]
     """The first JSON mode the server is believed to accept; advances on a refusal."""
     stream = False
     """Stream replies (see the module docstring); token counts are then estimated when the server sends none."""
 
     def keyless(self) -> str | None:
-        return "not-needed" if self.base_url != DEFAULT_BASE_URL else None  # local servers ignore the key
+        return "not-needed" if self.base_url != self.default_base_url else None  # local servers ignore the key
 
     def missing_key(self) -> str:
         return f"OpenAI needs an API key: set {self.key_env}, pass --base-url for a local server, or use --llm none"

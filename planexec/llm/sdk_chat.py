@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 from planexec.errors import ConfigError
 from planexec.llm.base import ChatModel, Reply
+from planexec.llm.providers import Provider
 from planexec.llm.retry import (
     MalformedReply,
     ProviderErrors,
@@ -30,12 +31,20 @@ class SDKChat(ChatModel):
     sdk_module = ""
     provider = ""
     client_class = ""
+    spec: ClassVar[Provider | None] = None
+    """The provider record a subclass names; its key and base-URL variables and defaults follow."""
     key_env = ""
     base_url_env = ""
     default_base_url = ""
     default_model = ""
     usage_fields = ("prompt_tokens", "completion_tokens")
     """The names of the SDK usage object's input and output token counts."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.spec is not None:
+            cls.key_env, cls.base_url_env = cls.spec.key_env, cls.spec.base_url_env
+            cls.default_base_url, cls.default_model = cls.spec.default_base_url, cls.spec.default_model
 
     def __init__(
         self,

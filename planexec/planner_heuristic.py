@@ -132,6 +132,8 @@ class HeuristicPlanner:
                 if var in made:
                     continue
                 producers = [a for a in actions if var in a.outputs and a.name != choice.action.name]
+                readers = [a for a in producers if a.inputs and set(a.inputs) <= roots]
+                producers = readers or producers  # the user's data before generated data
                 if not producers:
                     continue
                 producer, score = self._best(request, producers) if len(producers) > 1 else (producers[0], 0.0)
@@ -196,7 +198,7 @@ def _roots(ctx: PlanningContext) -> set[str]:
     roots: set[str] = set()
     if ctx.images is not None:
         roots.add("images")
-    if ctx.files:
+    if ctx.files or paths_in(ctx.request):  # a file named in the request is read like one given with --file
         roots.add("files")
     for r in ctx.completed:
         if r.ok:

@@ -133,3 +133,12 @@ def test_an_amplitude_with_no_events_is_na(orch: Orchestrator, tmp_path: Path) -
     movie, _ = generate_demo(frames=60, cells=4, size=48, seed=2, rate_hz=0.0)
     result = orch.run("What is the mean amplitude of the transients?", images=_movie(tmp_path, movie))
     assert "n/a" in result.answer and result.results.get("mean_amplitude") is None
+
+
+def test_a_clause_asking_for_a_quantity_no_result_names_is_not_succeeded(orch: Orchestrator) -> None:
+    """Events answer "detect transients", not "what fraction of the neurons fire": the run says which."""
+    result = orch.run("what fraction of the neurons fire at least one transient?", images=IMAGES)
+    assert result.status in ("partial", "failed"), result.answer
+    failed = [s for s in result.steps if s.status == "failed"]
+    assert failed and all(s.step.serves for s in failed)
+    assert "asks for the fraction" in result.answer and "computes no fraction" in result.answer

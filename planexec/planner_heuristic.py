@@ -65,6 +65,12 @@ class HeuristicPlanner:
         """The per-clause decision; raises NotCovered (or names the missing input) unless every clause is served."""
         named_file = paths_in(ctx.request)  # relative, absolute, ~ and quoted paths (planexec.request_paths)
         has_input = bool(roots if roots is not None else _roots(ctx)) or bool(named_file)
+        user_data = bool(ctx.files) or ctx.images is not None or bool(named_file)
+        if user_data and not _ASKS_GENERATED.search(ctx.request):
+            # made-up data never serves a request about the user's own ("fit a gaussian process to
+            # the curves" is not answered by generating gaussian curves)
+            actions = [a for a in actions if not _generates(a)]
+            candidates = [a for a in candidates or () if not _generates(a)]
         coverage = assess(without_paths(ctx.request), actions, self.scorer, has_input=has_input)
         if coverage.complete:
             return coverage
@@ -176,6 +182,14 @@ class HeuristicPlanner:
             for v in a.outputs:
                 producer_of[v] = num
         return Plan(steps=tuple(steps), rationale="each clause served by the action its coverage decision accepts, inputs chained backwards", planner=self.name)
+
+
+_ASKS_GENERATED = re.compile(r"\b(?:generat|simulat|synthe|make up|made-up|random|toy|fake)", re.I)
+
+
+def _generates(a: Action) -> bool:
+    """A data action that reads nothing and makes data: a generator of synthetic input."""
+    return a.type == "data" and not a.inputs and bool(a.outputs)
 
 
 def _criteria(a: Action) -> str:

@@ -142,3 +142,17 @@ def test_a_clause_asking_for_a_quantity_no_result_names_is_not_succeeded(orch: O
     failed = [s for s in result.steps if s.status == "failed"]
     assert failed and all(s.step.serves for s in failed)
     assert "asks for the fraction" in result.answer and "computes no fraction" in result.answer
+
+
+@pytest.mark.parametrize("request_text", ["fit a gaussian process to the curves", "give the 90% band of the curve ensemble"])
+def test_generated_data_never_serves_a_request_about_the_users_curves(orch: Orchestrator, request_text: str) -> None:
+    result = orch.run(request_text, files=[REPO / "data" / "curves.npy"])
+    assert result.status == "not_covered" and result.steps == [], result.answer
+    assert "generate_ensemble_curves" not in result.answer.split("Nothing was run")[0]
+
+
+def test_a_given_curves_file_is_loaded_not_replaced_by_generated_curves(orch: Orchestrator) -> None:
+    result = orch.run("draw a functional boxplot of these curves", files=[REPO / "data" / "curves.npy"])
+    assert result.status == "succeeded", result.answer
+    assert [s.step.primary_tools[0] for s in result.steps] == ["load_curves", "plot_functional_boxplot"]
+    assert result.results["n_curves"] == 40

@@ -34,7 +34,8 @@ QUANTITIES = frozenset("""
 _SAME = {"average": "mean", "avg": "mean", "maximum": "max", "largest": "max", "biggest": "max", "highest": "max",
          "peak": "max", "minimum": "min", "smallest": "min", "lowest": "min", "total": "sum",
          "deviation": "std", "sd": "std", "stdev": "std", "percentile": "percent", "frequencies": "frequency",
-         "number": "count", "spread": "std", "size": "area"}
+         "number": "count", "spread": "std", "size": "area", "predict": "forecast", "extrapolate": "forecast",
+         "correlate": "correlation"}
 _PHRASES = ((re.compile(r"(?i)(?:decay )?time constants?"), " tau "), (re.compile(r"(?i)signal[- ]to[- ]noise"), " snr "),
             (re.compile(r"(?i)(?:Δ|delta\s*)f\s*/\s*f0?|\bdf\s*/\s*f0?"), " dff "),
             (re.compile(r"(?i)area under (?:the |each )?curve"), " auc "))
@@ -44,6 +45,10 @@ def asked_phrase(clause: str) -> str:
     """The noun phrase a question or an imperative asks for ("" when it names none)."""
     lead = _LEAD.match(clause)
     if not lead:
+        first = re.match(r"\s*(?:please\s+)?([A-Za-z]+)", clause)
+        if first and _SAME.get(_stem(first.group(1).lower()), _stem(first.group(1).lower())) in QUANTITIES:
+            stop = _STOP_AT.search(clause, first.end())  # "forecast next month's revenue": the verb is the quantity
+            return clause[first.start(1): stop.start() if stop else len(clause)].strip()
         return ""
     rest = clause[lead.end():]
     if re.match(r"(?i)(?:which|what|whether|if|how|when|where|why|who)\b", rest):

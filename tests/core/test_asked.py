@@ -17,7 +17,9 @@ from planexec.asked import QUANTITIES, asked_phrase, unexplained
     ("what's the average revenue in this table", "average revenue"),
     ("estimate the decay time constant of the calcium indicator", "decay time constant"),
     ("tell me which curves are outliers", ""),
-    ("Count the cells in the images", ""),
+    ("forecast next month's revenue", "forecast next month's revenue"),
+    ("predict revenue for next quarter", "predict revenue"),
+    ("Count the cells in the images", "Count the cells"),
     ("plot the dF/F traces with the detected events marked", ""),
 ])
 def test_the_asked_phrase(clause: str, phrase: str) -> None:
@@ -35,6 +37,7 @@ def test_the_asked_phrase(clause: str, phrase: str) -> None:
     ("resting fluorescence F0", ["Running percentile baseline"], []),  # no quantity word: coverage judged it
     ("largest diameter", ["Region properties", "diameter", "area"], ["max"]),
     ("standard deviations", ["describe", "std"], []),
+    ("predict revenue", ["Describe table", "mean_revenue"], ["forecast"]),
 ])
 def test_quantity_words_must_be_named_by_the_results(phrase: str, names: list[str], missing: list[str]) -> None:
     assert unexplained(phrase, names) == missing

@@ -66,15 +66,16 @@ def _stem(word: str) -> str:
     return word[:-1] if word.endswith("s") and len(word) > 3 else word
 
 
-def _words(text: str) -> list[str]:
+def _words(text: str) -> list[tuple[str, str]]:
+    """(word as written, its canonical form) for each word of `text`."""
     for pattern, canon in _PHRASES:
         text = pattern.sub(canon, text)
     words = re.findall(r"[a-z][a-z0-9]*", text.lower().replace("_", " "))
-    return [_SAME.get(_stem(w), _stem(w)) for w in words]
+    return [(w, _SAME.get(_stem(w), _stem(w))) for w in words]
 
 
 def unexplained(phrase: str, names: Iterable[str]) -> list[str]:
-    """The quantity words of `phrase` that none of `names` (result names, a step's title, its summary,
-    a capability's own description) contains."""
-    have = {w for text in names for w in _words(text)}
-    return [w for w in _words(phrase) if w in QUANTITIES and w not in have]
+    """The quantity words of `phrase` (as written) that none of `names` (result names, a step's title,
+    its summary, a capability's own description) contains."""
+    have = {c for text in names for _, c in _words(text)}
+    return [w for w, c in _words(phrase) if c in QUANTITIES and c not in have]

@@ -37,6 +37,14 @@ def _phrase(key: str, value: Any) -> str:
     return f"{key.replace('_', ' ')} = {_fmt(value)}"
 
 
+def _unit(key: str, results: dict[str, Any]) -> str:
+    """' events/frame (...)' for 'mean_event_rate' when the results hold 'event_rate_unit'."""
+    for name, text in results.items():
+        if name.endswith("_unit") and name != key and isinstance(text, str) and key.endswith(name[: -len("_unit")]):
+            return f" {text}"
+    return ""
+
+
 def key_figures(request: str, results: dict[str, Any], limit: int = 6) -> list[tuple[str, Any]]:
     """Scalar results ranked by how many of their name's words the request mentions."""
     wanted = set(tokens(request))
@@ -86,7 +94,7 @@ class TemplateSynthesizer:
         lines: list[str] = []
         figures = key_figures(request, results)
         if figures:
-            lines.append("; ".join(_phrase(k, v) for k, v in figures) + ".")
+            lines.append("; ".join(_phrase(k, v) + _unit(k, results) for k, v in figures) + ".")
         lines += [f'"{s.step.serves}": {_what(s)}' for s in ok if s.step.serves and not _scalar_outputs(s, results)]
         for key in _TEXT_KEYS:
             text = results.get(key)

@@ -34,7 +34,7 @@ QUANTITIES = frozenset("""
 _SAME = {"average": "mean", "avg": "mean", "maximum": "max", "largest": "max", "biggest": "max", "highest": "max",
          "peak": "max", "minimum": "min", "smallest": "min", "lowest": "min", "total": "sum",
          "deviation": "std", "sd": "std", "stdev": "std", "percentile": "percent", "frequencies": "frequency",
-         "number": "count", "spread": "std", "size": "area", "predict": "forecast", "extrapolate": "forecast",
+         "spread": "std", "size": "area", "predict": "forecast", "extrapolate": "forecast",
          "correlate": "correlation"}
 _PHRASES = ((re.compile(r"(?i)(?:decay )?time constants?"), " tau "), (re.compile(r"(?i)signal[- ]to[- ]noise"), " snr "),
             (re.compile(r"(?i)(?:Δ|delta\s*)f\s*/\s*f0?|\bdf\s*/\s*f0?"), " dff "),
@@ -72,6 +72,11 @@ def _words(text: str) -> list[tuple[str, str]]:
         text = pattern.sub(canon, text)
     words = re.findall(r"[a-z][a-z0-9]*", text.lower().replace("_", " "))
     return [(w, _SAME.get(_stem(w), _stem(w))) for w in words]
+
+
+def quantity_words(text: str) -> set[str]:
+    """The canonical quantity words of `text` ("maximum revenue" -> {"max"}; "std_revenue" -> {"std"})."""
+    return {c for _, c in _words(text) if c in QUANTITIES}
 
 
 def unexplained(phrase: str, names: Iterable[str]) -> list[str]:

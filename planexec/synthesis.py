@@ -11,6 +11,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from planexec.asked import quantity_words
 from planexec.errors import PlanexecError
 from planexec.llm.base import LLM, Message
 from planexec.models import StepResult
@@ -48,13 +49,14 @@ def _unit(key: str, results: dict[str, Any]) -> str:
 def key_figures(request: str, results: dict[str, Any], limit: int = 6) -> list[tuple[str, Any]]:
     """Scalar results ranked by how many of their name's words the request mentions."""
     wanted = set(tokens(request))
+    asked = quantity_words(request)  # "the maximum revenue" ranks max_revenue above mean_revenue
     scored = []
     for i, (key, value) in enumerate(results.items()):
         if not isinstance(value, (int, float, str)) or key in _TEXT_KEYS:
             continue
         if isinstance(value, str) and (len(value) > 80 or "/" in value):  # long text and paths are listed apart
             continue
-        overlap = len(wanted & set(tokens(key.replace("_", " "))))
+        overlap = len(wanted & set(tokens(key.replace("_", " ")))) + len(asked & quantity_words(key))
         scored.append((-overlap, i, key, value))
     scored.sort()
     return [(k, v) for _, _, k, v in scored[:limit]]

@@ -34,7 +34,7 @@ QUANTITIES = frozenset("""
 _SAME = {"average": "mean", "avg": "mean", "maximum": "max", "largest": "max", "biggest": "max", "highest": "max",
          "peak": "max", "minimum": "min", "smallest": "min", "lowest": "min", "total": "sum",
          "deviation": "std", "sd": "std", "stdev": "std", "percentile": "percent", "frequencies": "frequency",
-         "spread": "std", "size": "area", "predict": "forecast", "extrapolate": "forecast",
+         "spread": "std", "number": "count", "n": "count", "num": "count", "counts": "count", "size": "area", "predict": "forecast", "extrapolate": "forecast",
          "correlate": "correlation"}
 _PHRASES = ((re.compile(r"(?i)(?:decay )?time constants?"), " tau "), (re.compile(r"(?i)signal[- ]to[- ]noise"), " snr "),
             (re.compile(r"(?i)(?:Δ|delta\s*)f\s*/\s*f0?|\bdf\s*/\s*f0?"), " dff "),
@@ -83,4 +83,11 @@ def unexplained(phrase: str, names: Iterable[str]) -> list[str]:
     """The quantity words of `phrase` (as written) that none of `names` (result names, a step's title,
     its summary, a capability's own description) contains."""
     have = {c for text in names for _, c in _words(text)}
-    return [w for w, c in _words(phrase) if c in QUANTITIES and c not in have]
+    asked, seen = [], False
+    for w, c in _words(phrase):
+        if c not in QUANTITIES:
+            continue
+        if not (w == "number" and seen) and c not in have:  # "the average number of units" asks a mean
+            asked.append(w)
+        seen = True
+    return asked

@@ -38,6 +38,9 @@ def test_the_asked_phrase(clause: str, phrase: str) -> None:
     ("largest diameter", ["Region properties", "diameter", "area"], ["largest"]),
     ("standard deviations", ["describe", "std"], []),
     ("predict revenue", ["Describe table", "mean_revenue"], ["predict"]),
+    ("count the number of spikes", ["Deconvolve spikes", "n_transients", "events"], []),
+    ("average number", ["Describe table", "mean_units"], []),
+    ("number", ["Describe table", "mean_units"], ["number"]),
 ])
 def test_quantity_words_must_be_named_by_the_results(phrase: str, names: list[str], missing: list[str]) -> None:
     assert unexplained(phrase, names) == missing

@@ -34,7 +34,7 @@ QUANTITIES = frozenset("""
 _SAME = {"average": "mean", "avg": "mean", "maximum": "max", "largest": "max", "biggest": "max", "highest": "max",
          "peak": "max", "minimum": "min", "smallest": "min", "lowest": "min", "total": "sum",
          "deviation": "std", "sd": "std", "stdev": "std", "percentile": "percent", "frequencies": "frequency",
-         "spread": "std", "number": "count", "n": "count", "num": "count", "counts": "count", "size": "area", "predict": "forecast", "extrapolate": "forecast",
+         "spread": "std", "number": "count", "n": "count", "num": "count", "npix": "area", "counts": "count", "size": "area", "predict": "forecast", "extrapolate": "forecast",
          "correlate": "correlation"}
 _PHRASES = ((re.compile(r"(?i)(?:decay )?time constants?"), " tau "), (re.compile(r"(?i)signal[- ]to[- ]noise"), " snr "),
             (re.compile(r"(?i)(?:Δ|delta\s*)f\s*/\s*f0?|\bdf\s*/\s*f0?"), " dff "),

@@ -7,6 +7,8 @@
 # movies (calcium_synth seeds 1-2, every kind) and rounded; tested on other seeds:
 #   z = -3.5 + 5 skew + 2 log10(score / 60) + 1.75 min(events_per_min, 30) / 10
 #       - 6 neighbour_corr - 1 max(compactness - 1.3, 0) - 4 max(size_ratio - 2.5, 0)
+#   (score is 60, neutral, for a ROI found in the mean image; neighbour_corr leaves out the ROI's
+#   own weaker twins below)
 #       - 20 [a neighbour within 1.2 diameters correlates above 0.8 and scored higher]
 #   and such a weaker twin is never a cell (z <= -10), however skewed its trace; nor is the weaker
 #   of two ROIs closer than half a diameter (training seeds 1,2,5-8,10,14 of every kind: the two
@@ -21,9 +23,12 @@
 # is compact (<= 1.6: a dim cell's activity footprint is ragged) gets z = max(z, 1 + 0.25
 # (contrast - 4)). Owning a peak, not only isolation, lets dim cells 6-8 px from a neighbour count:
 # calcium_synth seeds 1-2 and 5-8 of every kind: 7 of 8 missed cells found, no false cell added.
-# A ROI found in the mean image alone ("silent") needs contrast >= 7.5: on cell-free fields with neuropil
-# 0.2 (seeds 1-10) smooth neuropil bumps reached 5.6, while silent ROIs on true cells of training
-# seeds 1-2, 5-8, 10, 14 of every kind had 9.9 or more.
+# A ROI found in the mean image alone ("silent"), or with no clear spike, needs contrast >= 7.5: on
+# cell-free fields with neuropil 0.2 (seeds 1-10) smooth neuropil bumps reached 5.6, while silent
+# ROIs on true cells of training seeds 1-2, 5-8, 10, 14 of every kind had 9.9 or more.
+# A silent ROI beside another ROI (within 1.2 diameters) that owns no soma peak needs a fitted soma
+# brightness (segment_cells' soma_brightness) >= 0.4 of the typical active ROI's, else z -= 10 and no
+# contrast rule: the saddle of two neighbours' overlapping edges is not a cell.
 # A ROI the mean image does not show (contrast < 3) with at most 2 clear spikes gets z -= 10: on
 # training movies no true cell had contrast below 5.3 (885 cells), while isolated neuropil patches
 # that flickered once or twice (contrast 1-2.7) were taken for cells on neuropil_0.3 seeds 11, 13.
@@ -73,19 +78,22 @@ for i, s in enumerate(stat):
     sd = centred.std()
     skew = float((centred ** 3).mean() / sd ** 3) if sd > 0 else 0.0
     size_ratio = float(len(ys) / expected_area)
-    score = float(s.get("score", 60.0))
+    # a ROI found in the mean image has no activity score: the term is neutral (60) for it
+    score = 60.0 if s.get("silent") else float(s.get("score", 60.0))
     # a second ROI on the same cell (a residual after imperfect registration) moves with it
     near = [j for j, o in enumerate(stat) if j != i and
             np.hypot(o["med"][0] - s["med"][0], o["med"][1] - s["med"][1]) < 1.2 * float(diameter_px)]
     corrs = [(float(np.nan_to_num(np.corrcoef(trace, roi_traces[j])[0, 1])), j) for j in near]
-    neighbour_corr = max((c for c, _ in corrs), default=0.0)
-    # above 0.8 the two are one cell: only the stronger (higher score; earlier on a tie) stays
-    weaker_twin = any(c > 0.8 and (stat[j].get("score", 0.0), -j) > (s.get("score", 0.0), -i) for c, j in corrs)
-    # two somata cannot sit closer than half a diameter: the weaker of such a pair is a residual of
-    # the stronger (non-rigid motion decorrelates it, so weaker_twin misses it), never a cell
-    weaker_twin = weaker_twin or any(
-        np.hypot(stat[j]["med"][0] - s["med"][0], stat[j]["med"][1] - s["med"][1]) < 0.5 * float(diameter_px)
-        and (stat[j].get("score", 0.0), -j) > (s.get("score", 0.0), -i) for j in near)
+    # Two ROIs are one cell when their traces correlate above 0.8, or when they sit closer than half
+    # a diameter (two somata cannot; non-rigid motion decorrelates a residual, so the correlation
+    # misses it): only the stronger (higher score; earlier on a tie) stays, and the weaker never is a
+    # cell. The stronger's neighbour correlation leaves out its own fragment: it lost a true cell for
+    # correlating 0.35 with one (noise_0.15 seed 33).
+    same_cell = [(c, j) for c, j in corrs if c > 0.8 or np.hypot(
+        stat[j]["med"][0] - s["med"][0], stat[j]["med"][1] - s["med"][1]) < 0.5 * float(diameter_px)]
+    weaker_twin = any((stat[j].get("score", 0.0), -j) > (s.get("score", 0.0), -i) for _, j in same_cell)
+    fragments = {j for _, j in same_cell if (stat[j].get("score", 0.0), -j) < (s.get("score", 0.0), -i)}
+    neighbour_corr = max((c for c, j in corrs if j not in fragments), default=0.0)
     rate = float(event_counts[i]) / max(n_frames / frame_rate, 1e-9) * 60.0
     z = (-3.5 + 5.0 * skew + 2.0 * np.log10(max(score, 1e-3) / 60.0) + 1.75 * min(rate, 30.0) / 10.0
          - 6.0 * neighbour_corr - 1.0 * max(compactness - 1.3, 0.0) - 4.0 * max(size_ratio - 2.5, 0.0)
@@ -99,8 +107,19 @@ for i, s in enumerate(stat):
     own_peak = bool(peak_owner.size) and any(
         peak_owner[k] == i and np.hypot(py - s["med"][0], px - s["med"][1]) <= 0.3 * float(diameter_px)
         for k, (py, px) in enumerate(peak_at))
-    if (isolated or own_peak) and not weaker_twin and contrast >= (7.5 if s.get("silent") else 4.0) and compactness <= 1.6:
+    # a ROI found in the mean image beside other ROIs is a soma of its own when the mean image has a
+    # peak it owns or, fitted together with its neighbours, it is at least 0.4 as bright as the
+    # typical active ROI (a dim cell is half as bright); the saddle of two neighbours' overlapping
+    # edges is neither (tuning seeds: squeezed true cells 0.38-0.81, the 0.38 one owning a peak;
+    # saddles 0.04-0.31)
+    shows_itself = not s.get("silent") or isolated or own_peak or float(s.get("soma_brightness", 1.0)) >= 0.4
+    # a ROI without a clear spike of its own is judged as one found in the mean image alone: a ragged
+    # patch of moving neuropil that owned a mean-image peak (contrast 5.5) counted (drift_nonrigid s33)
+    quiet = bool(s.get("silent")) or event_counts[i] == 0
+    if (isolated or own_peak) and not weaker_twin and contrast >= (7.5 if quiet else 4.0) and compactness <= 1.6:
         z = max(z, 1.0 + 0.25 * (contrast - 4.0))
+    if not shows_itself:
+        z -= 10.0  # the saddle of two neighbours: its trace mixes theirs, so skewness says little
     if contrast < 3.0 and event_counts[i] <= 2:
         z -= 10.0  # neither the mean image shows it nor do repeated events: a flicker of neuropil
     if weaker_twin:

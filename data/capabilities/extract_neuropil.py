@@ -22,18 +22,26 @@ cell_w, ring_w = [], []
 neuropil_masks = []
 # Pixels a neighbour's soft edge reaches (within 1 px of another ROI) carry its light: touching
 # cells 5 px apart showed each other's spikes as events (touching training seeds 1, 2, 10).
-reach = np.zeros((height, width), dtype=np.int32)
+# A ROI found only in the mean image ("silent") takes no pixels from ROIs found by their activity:
+# the saddle-like ones beside touching cells left those cells too few pixels of their own, whose
+# traces then fell back to pixels their neighbour lights (touching seed 14).
+reach = np.zeros((2, height, width), dtype=np.int32)  # [active ROIs, all ROIs]
+shared = np.zeros((2, height, width), dtype=np.int32)
 for s in stat:
     y0, x0 = max(int(s["ypix"].min()) - 1, 0), max(int(s["xpix"].min()) - 1, 0)
     box = np.zeros((int(s["ypix"].max()) + 2 - y0 + 1, int(s["xpix"].max()) + 2 - x0 + 1), dtype=bool)
     box[s["ypix"] - y0, s["xpix"] - x0] = True
     box = ndimage.binary_dilation(box)
     h, w = min(box.shape[0], height - y0), min(box.shape[1], width - x0)
-    reach[y0:y0 + h, x0:x0 + w] += box[:h, :w]
+    for k in ((1,) if s.get("silent") else (0, 1)):
+        reach[k, y0:y0 + h, x0:x0 + w] += box[:h, :w]
+        shared[k, s["ypix"], s["xpix"]] += 1
 for s in stat:
-    own = ~np.asarray(s["overlap"], dtype=bool) & (reach[s["ypix"], s["xpix"]] < 2)
+    k = 1 if s.get("silent") else 0
+    overlap = shared[k, s["ypix"], s["xpix"]] > 1
+    own = ~overlap & (reach[k, s["ypix"], s["xpix"]] < 2)
     if own.sum() < max(4, len(s["ypix"]) // 3):
-        own = ~np.asarray(s["overlap"], dtype=bool)
+        own = ~overlap
     if not own.any():
         own = np.ones(len(s["ypix"]), dtype=bool)
     idx = s["ypix"][own].astype(np.int64) * width + s["xpix"][own]

@@ -32,11 +32,19 @@ def _number(text: Any) -> float | None:
     return value if math.isfinite(value) else None
 
 
+_TABLE_SUFFIXES = (".csv", ".tsv", ".txt", ".json", "")
+
+
 def read_table(path: Path) -> list[dict[str, Any]]:
     """Rows of a CSV (header line) or JSON (list of objects, or {"rows": [...]}) file."""
     if not path.exists():
         raise ToolError(f"file not found: {path}; pass an existing file with --file")
+    if path.suffix.lower() not in _TABLE_SUFFIXES:
+        raise ToolError(f"{path.name} is not a table: describe_table reads CSV, TSV, TXT or JSON files "
+                        "(curves in .npy go to load_curves)")
     text = path.read_text(encoding="utf-8-sig", errors="replace")
+    if "\x00" in text:
+        raise ToolError(f"{path.name} is binary, not a CSV or JSON table")
     if path.suffix.lower() == ".json":
         data = json.loads(text)
         if isinstance(data, dict):

@@ -195,3 +195,14 @@ def test_the_answer_leads_with_the_statistic_asked() -> None:
     results = {"mean_revenue": 3.0, "median_revenue": 2.0, "std_revenue": 2.6, "max_revenue": 6.0}
     assert key_figures("what is the maximum revenue?", results)[0] == ("max_revenue", 6.0)
     assert key_figures("what is the standard deviation of revenue?", results)[0] == ("std_revenue", 2.6)
+
+
+def test_describe_table_refuses_a_file_that_is_not_a_table(tmp_path: Path) -> None:
+    import numpy as np
+
+    np.save(tmp_path / "curves.npy", np.zeros((3, 4)))
+    with pytest.raises(ToolError, match="curves.npy is not a table"):
+        describe_table(str(tmp_path / "curves.npy"))
+    (tmp_path / "blob.csv").write_bytes(b"a,b\x00\x01\n")
+    with pytest.raises(ToolError, match="binary"):
+        describe_table(str(tmp_path / "blob.csv"))

@@ -20,7 +20,14 @@ import argparse
 
 from planexec.actions import actions_from
 from planexec.coverage import THRESHOLDS
-from planexec.knowledge.calibration import KFoldReport, kfold_coverage, load_coverage_pairs
+from planexec.coverage_model import LearnedDecision, model_path, shipped_model
+from planexec.knowledge.calibration import (
+    KFoldReport,
+    coverage_features,
+    kfold_coverage,
+    kfold_learned,
+    load_coverage_pairs,
+)
 from planexec.knowledge.starters import read_capability_dir
 from planexec.knowledge.store import default_seed_dir
 from planexec.similarity import default_scorer
@@ -39,6 +46,10 @@ def main() -> None:
     parser.add_argument("--held-out-errors", action="store_true",
                         help="with --errors, list set d's too (set d stops being held out once its errors are read)")
     parser.add_argument("--penalties", default="0.1", help="penalties per unnamed specific to choose from, e.g. 0.1,0.2,0.3")
+    parser.add_argument("--method", choices=("rules", "learned", "both"), default="both",
+                        help="the hand rules (threshold per fold), the learned decision (weights per fold), or both")
+    parser.add_argument("--write-model", action="store_true",
+                        help="fit the learned decision on the development sets and write data/calibration/coverage_model.json")
     args = parser.parse_args()
     actions = actions_from(default_registry(), read_capability_dir(default_seed_dir()))
     pairs = load_coverage_pairs()
@@ -51,6 +62,13 @@ def main() -> None:
     shipped = THRESHOLDS.get(scorer.name)
     print(f"scorer {scorer.name}, {args.k} folds by action (thresholds fitted on the other folds only)")
     pens = tuple(float(x) for x in args.penalties.split(","))
+    if args.write_model:
+        write_model([p for p in pairs if p.set in DEV_SETS], actions, scorer)
+        return
+    if args.method != "rules":
+        learned(pairs, actions, scorer, args)
+    if args.method == "learned":
+        return
     show(f"set a ({len(dev)} pairs; the rules were changed while looking at these)",
          kfold_coverage(dev, actions, scorer, k=args.k, penalties=pens, min_precision=args.min_precision,
                         shipped=shipped), args.errors)
@@ -69,6 +87,34 @@ def main() -> None:
          "thresholds fitted on set a)",
          kfold_coverage(dev, actions, scorer, k=args.k, test=held_e, penalties=pens, min_precision=args.min_precision,
                         shipped=shipped), False)
+
+
+DEV_SETS = "abc"
+"""The sets the learned decision may be fitted on (the shipped weights are fitted on all of them)."""
+
+
+def learned(pairs: list, actions: list, scorer: object, args: argparse.Namespace) -> None:
+    """The learned decision, weights and threshold fitted per fold on development pairs of the other folds."""
+    dev = [p for p in pairs if p.set in DEV_SETS]
+    model = shipped_model()
+    cache: dict[tuple[str, str], list[float]] = {}
+    print(f"LEARNED decision: weights and threshold fitted per fold on the other folds' pairs of sets {DEV_SETS}")
+    for s in DEV_SETS:
+        show(f"learned, set {s}", kfold_learned(dev, actions, scorer, k=args.k, test=[p for p in dev if p.set == s],
+                                                min_precision=args.min_precision, cache=cache), args.errors)
+    if args.dev_only:
+        return
+    for s in "de":
+        show(f"HELD-OUT set {s}, learned (fitted on sets {DEV_SETS}; 'shipped' = the weights planexec ships)",
+             kfold_learned(dev, actions, scorer, k=args.k, test=[p for p in pairs if p.set == s],
+                           min_precision=args.min_precision, shipped=model, cache=cache), False)
+
+
+def write_model(dev: list, actions: list, scorer: object) -> None:
+    model = LearnedDecision.fit(coverage_features(dev, actions, scorer), [p.serves for p in dev],
+                                fitted_on=f"{len(dev)} pairs of sets {DEV_SETS} (data/calibration/coverage_pairs.json)")
+    model_path().write_text(model.to_json(), encoding="utf-8")
+    print(f"wrote {model_path()}: threshold {model.threshold:.3f}, fitted on {model.fitted_on}")
 
 
 def show(title: str, report: KFoldReport, errors: bool) -> None:

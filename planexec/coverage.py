@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from planexec.actions import Action, split_clauses
+from planexec.coverage_model import LearnedDecision
 from planexec.coverage_names import Vocabulary, unknown_methods
 from planexec.coverage_terms import Named, denial_conflicts, split_negated, worked_on
 from planexec.datafiles import shipped
@@ -84,6 +85,8 @@ class Candidate:
     semantic: float
     accepted: bool
     reason: str
+    vetoes: tuple[str, ...] = ()
+    """Every veto that applies (`planexec.coverage_model.VETOES`), whatever the score."""
 
 
 @dataclass(frozen=True)
@@ -259,18 +262,26 @@ class Judge:
     """Reject an action that never names an object the clause is about (cells, events, curves...)."""
     vocabulary: Vocabulary | None = None
     """The words of the whole library, for method names no action says (default: those of the actions judged)."""
+    learned: LearnedDecision | None = None
+    """Fitted weights over the rule signals (`planexec.coverage_model`); None: the hand rules decide."""
 
     @classmethod
     def for_scorer(cls, scorer: Scorer, threshold: float | None = None) -> Judge:
         t = threshold if threshold is not None else THRESHOLDS.get(scorer.name, scorer.threshold)
         return cls(scorer, ReusePolicy(threshold=t))
 
-    def candidates(self, clause: str, actions: Sequence[Action], context: str = "") -> list[Candidate]:
+    def candidates(self, clause: str, actions: Sequence[Action], context: str = "",
+                   rivals: Sequence[Action] = ()) -> list[Candidate]:
         """Every action scored and decided for `clause`, accepted first, then by score.
 
         `context` (the previous clause) names what a pronoun refers to: "segment the cells; count them"
-        is scored as "count cells".
+        is scored as "count cells". `rivals`: the other actions the clause could go to, which the learned
+        decision compares against (it judges an action by its margin over the closest other one).
         """
+        if self.learned is not None and rivals:
+            names = {a.name for a in actions}
+            field = [*actions, *(r for r in rivals if r.name not in names)]
+            return [c for c in self.candidates(clause, field, context) if c.name in names]
         clause = _TIME_COURSE.sub("traces", _ROI.sub("cells", clause))
         noun = _NOUN.search(_ROI.sub("cells", context)) if context else None
         text = _REFERS_BACK.sub(noun.group(0), clause) if noun else clause
@@ -284,6 +295,8 @@ class Judge:
         sees = _asks_to_see(clause, asked)
         unknown = unknown_methods(split_negated(clause)[0], self.vocabulary or library_vocabulary(actions))
         out = [self._decide(asked, a, best.get(a.name, 0.0), sees, unknown) for a in actions]
+        if self.learned is not None:
+            out = self.learned.decide(out)
         out.sort(key=lambda c: (c.accepted, c.score), reverse=True)
         return out
 
@@ -315,17 +328,20 @@ class Judge:
         no_plot = "plot" in asked.denied_terms.groups.get("action", frozenset())
         ok, score, reason = self.policy.decide(semantic, terms, None)
         unnamed = sorted(asked.objects - have.objects) if self.check_objects else []
-        if ok and unknown:
-            ok, reason = False, f"names {', '.join(unknown)}, which no tool or capability here does"
-        elif ok and "paper" in have.objects and "paper" not in asked.objects:
-            ok, reason = False, "searches the literature; the clause names no paper or method to look up"
-        elif ok and unnamed:
-            ok, reason = False, f"works on {', '.join(sorted(have.objects)) or 'other things'}, not {', '.join(unnamed)}"
-        elif ok and _produces_figure_only(action) and (no_plot or not (wants_plot or sees)):
-            ok, reason = False, "only draws a figure; the clause asks for a result"
-        elif ok and wants_plot and not _makes_figure(action):
-            ok, reason = False, "makes no figure; the clause asks for one"
-        return Candidate(action.name, action.tool, score, semantic, ok, reason)
+        vetoes = [(kind, why) for kind, why, applies in (
+            ("conflict", reason, bool(terms.conflicts)),
+            ("unknown method", f"names {', '.join(unknown)}, which no tool or capability here does", bool(unknown)),
+            ("literature", "searches the literature; the clause names no paper or method to look up",
+             "paper" in have.objects and "paper" not in asked.objects),
+            ("objects", f"works on {', '.join(sorted(have.objects)) or 'other things'}, not {', '.join(unnamed)}",
+             bool(unnamed)),
+            ("figure only", "only draws a figure; the clause asks for a result",
+             _produces_figure_only(action) and (no_plot or not (wants_plot or sees))),
+            ("no figure", "makes no figure; the clause asks for one", wants_plot and not _makes_figure(action)),
+        ) if applies]
+        if ok and vetoes:
+            ok, reason = False, vetoes[0][1]
+        return Candidate(action.name, action.tool, score, semantic, ok, reason, tuple(k for k, _ in vetoes))
 
 
 def library_vocabulary(actions: Iterable[Action]) -> Vocabulary:

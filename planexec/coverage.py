@@ -3,7 +3,9 @@
 A clause is served only through an action (tool or capability) whose decision is positive:
 the semantic score against the action's phrasings, minus penalties for specifics the action
 never names, with a veto when a method, statistic, task or output kind conflicts
-(`planexec.knowledge.reuse`). The nearest neighbour alone never serves a clause. A clause with
+(`planexec.knowledge.reuse`). Over embeddings, those signals are weighed by a logistic regression
+fitted on development pairs (`planexec.coverage_model`) instead of fixed vetoes and a threshold.
+The nearest neighbour alone never serves a clause. A clause with
 no word of the domain at all ("bake a cake", "capital of France") is out of scope: refused,
 not mapped. A clause that only names the input ("load the images") is served by the input.
 
@@ -22,7 +24,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from planexec.actions import Action, split_clauses
-from planexec.coverage_model import LearnedDecision
+from planexec.coverage_model import LearnedDecision, shipped_model
 from planexec.coverage_names import Vocabulary, unknown_methods
 from planexec.coverage_terms import Named, denial_conflicts, split_negated, worked_on
 from planexec.datafiles import shipped
@@ -267,8 +269,11 @@ class Judge:
 
     @classmethod
     def for_scorer(cls, scorer: Scorer, threshold: float | None = None) -> Judge:
+        """The shipped decision for `scorer`: the learned one over embeddings (its weights were fitted with
+        them), the hand rules at `threshold` (default `THRESHOLDS`) when one is given or over keywords."""
         t = threshold if threshold is not None else THRESHOLDS.get(scorer.name, scorer.threshold)
-        return cls(scorer, ReusePolicy(threshold=t))
+        learned = shipped_model() if threshold is None and scorer.name == "embedding" else None
+        return cls(scorer, ReusePolicy(threshold=t), learned=learned)
 
     def candidates(self, clause: str, actions: Sequence[Action], context: str = "",
                    rivals: Sequence[Action] = ()) -> list[Candidate]:

@@ -20,7 +20,7 @@ import argparse
 
 from planexec.actions import actions_from
 from planexec.coverage import THRESHOLDS
-from planexec.coverage_model import LearnedDecision, model_path, shipped_model
+from planexec.coverage_model import FEATURES, WORDING, LearnedDecision, model_path, shipped_model
 from planexec.knowledge.calibration import (
     KFoldReport,
     coverage_features,
@@ -50,6 +50,8 @@ def main() -> None:
                         help="the hand rules (threshold per fold), the learned decision (weights per fold), or both")
     parser.add_argument("--write-model", action="store_true",
                         help="fit the learned decision on the development sets and write data/calibration/coverage_model.json")
+    parser.add_argument("--wording", action="store_true",
+                        help="the learned decision also reads which clause words the action never says (coverage_wording)")
     args = parser.parse_args()
     actions = actions_from(default_registry(), read_capability_dir(default_seed_dir()))
     pairs = load_coverage_pairs()
@@ -98,16 +100,17 @@ def learned(pairs: list, actions: list, scorer: object, args: argparse.Namespace
     dev = [p for p in pairs if p.set in DEV_SETS]
     model = shipped_model()
     cache: dict[tuple[str, str], list[float]] = {}
+    names = (*FEATURES, *WORDING) if args.wording else FEATURES
     print(f"LEARNED decision: weights and threshold fitted per fold on the other folds' pairs of sets {DEV_SETS}")
     for s in DEV_SETS:
         show(f"learned, set {s}", kfold_learned(dev, actions, scorer, k=args.k, test=[p for p in dev if p.set == s],
-                                                min_precision=args.min_precision, cache=cache), args.errors)
+                                                min_precision=args.min_precision, cache=cache, names=names), args.errors)
     if args.dev_only:
         return
     for s in "de":
         show(f"HELD-OUT set {s}, learned (fitted on sets {DEV_SETS}; 'shipped' = the weights planexec ships)",
              kfold_learned(dev, actions, scorer, k=args.k, test=[p for p in pairs if p.set == s],
-                           min_precision=args.min_precision, shipped=model, cache=cache), False)
+                           min_precision=args.min_precision, shipped=model, cache=cache, names=names), False)
 
 
 def write_model(dev: list, actions: list, scorer: object) -> None:

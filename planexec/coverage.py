@@ -24,9 +24,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from planexec.actions import Action, split_clauses
-from planexec.coverage_model import LearnedDecision, shipped_model
+from planexec.coverage_model import WORDING, LearnedDecision, shipped_model
 from planexec.coverage_names import Vocabulary, unknown_methods
 from planexec.coverage_terms import Named, denial_conflicts, split_negated, worked_on
+from planexec.coverage_wording import unexplained_words
 from planexec.datafiles import shipped
 from planexec.knowledge.reuse import ReusePolicy, compare_terms
 from planexec.similarity import Scorer, tokens
@@ -89,6 +90,10 @@ class Candidate:
     reason: str
     vetoes: tuple[str, ...] = ()
     """Every veto that applies (`planexec.coverage_model.VETOES`), whatever the score."""
+    unexplained: float = 0.0
+    """The rarity-weighted share of the clause's content words this action's texts never say."""
+    foreign: float = 0.0
+    """The share of the clause's content words no action says."""
 
 
 @dataclass(frozen=True)
@@ -300,6 +305,8 @@ class Judge:
         sees = _asks_to_see(clause, asked)
         unknown = unknown_methods(split_negated(clause)[0], self.vocabulary or library_vocabulary(actions))
         out = [self._decide(asked, a, best.get(a.name, 0.0), sees, unknown) for a in actions]
+        if self.learned is not None and any(n in WORDING for n in self.learned.features):
+            out = unexplained_words(clause, actions, out)
         if self.learned is not None:
             out = self.learned.decide(out)
         out.sort(key=lambda c: (c.accepted, c.score), reverse=True)

@@ -33,13 +33,20 @@ FEATURES = ("semantic", "specifics", "clean", "margin", "top", *(f"veto {v}" for
 unnamed specifics, bonus for agreeing ones); clean: no veto; margin: semantic minus the best other
 action's; top: no other action is closer."""
 
+WORDING = ("unexplained", "foreign")
+"""Optional features (measured, not shipped: see `benchmarks/bench_reuse_decision.py --wording`):
+unexplained: the rarity-weighted share of the clause's content words the action's texts never say;
+foreign: the share that no action says."""
 
-def pair_features(cand: Candidate, rivals: Sequence[Candidate]) -> list[float]:
-    """The feature vector of one candidate, given every candidate scored for the same clause."""
+
+def pair_features(cand: Candidate, rivals: Sequence[Candidate], names: Sequence[str] = FEATURES) -> list[float]:
+    """The feature vector `names` of one candidate, given every candidate scored for the same clause."""
     others = [r.semantic for r in rivals if r.name != cand.name]
     margin = cand.semantic - max(others) if others else 0.0
-    return [cand.semantic, cand.score - cand.semantic, float(not cand.vetoes), margin, float(margin > 0),
-            *(float(v in cand.vetoes) for v in VETOES)]
+    values = [cand.semantic, cand.score - cand.semantic, float(not cand.vetoes), margin, float(margin > 0),
+              *(float(v in cand.vetoes) for v in VETOES), cand.unexplained, cand.foreign]
+    by_name = dict(zip((*FEATURES, *WORDING), values, strict=True))
+    return [by_name[n] for n in names]
 
 
 @dataclass(frozen=True)
@@ -63,7 +70,7 @@ class LearnedDecision:
         """Each candidate with its probability as score, accepted when it reaches the threshold."""
         out = []
         for c in cands:
-            p = self.probability(pair_features(c, cands))
+            p = self.probability(pair_features(c, cands, self.features))
             ok = p >= self.threshold
             reason = (f"p {p:.2f} >= {self.threshold:.2f} (semantic {c.semantic:.2f})" if ok
                       else c.reason if c.vetoes else f"p {p:.2f} below {self.threshold:.2f} (semantic {c.semantic:.2f})")
@@ -72,7 +79,7 @@ class LearnedDecision:
 
     @classmethod
     def fit(cls, x: Sequence[Sequence[float]], y: Sequence[bool], min_precision: float = 0.97,
-            l2: float = 1.0, fitted_on: str = "") -> LearnedDecision:
+            l2: float = 1.0, fitted_on: str = "", features: Sequence[str] = FEATURES) -> LearnedDecision:
         """Weights by Newton's method on the L2-penalised log-likelihood; the threshold gives the best
         recall at `min_precision` on the same pairs."""
         import numpy as np
@@ -80,6 +87,8 @@ class LearnedDecision:
         from planexec.knowledge.calibration import best_threshold
 
         xs, ys = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+        if xs.ndim != 2 or xs.shape[1] != len(features):
+            raise ValueError(f"{xs.shape[-1]} feature columns for {len(features)} names {tuple(features)}")
         mu, sd = xs.mean(0), xs.std(0)
         sd[sd < 1e-6] = 1.0
         z = np.hstack([(xs - mu) / sd, np.ones((len(xs), 1))])
@@ -93,7 +102,7 @@ class LearnedDecision:
             if np.abs(step).max() < 1e-9:
                 break
         model = cls(tuple(float(v) for v in w[:-1]), float(w[-1]), tuple(float(v) for v in mu),
-                    tuple(float(v) for v in sd), 0.5, fitted_on)
+                    tuple(float(v) for v in sd), 0.5, fitted_on, tuple(features))
         probs = [model.probability(row) for row in xs.tolist()]
         return dataclasses.replace(model, threshold=float(best_threshold(probs, [bool(v) for v in y], min_precision)))
 
@@ -104,9 +113,10 @@ class LearnedDecision:
     def from_json(cls, text: str) -> LearnedDecision:
         data = json.loads(text)
         model = cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in data.items()})
-        if model.features != FEATURES:
-            raise ValueError(f"coverage model features {model.features} differ from {FEATURES}; refit it with "
-                             "benchmarks/bench_reuse_decision.py --write-model")
+        unknown = set(model.features) - set(FEATURES) - set(WORDING)
+        if unknown or len(model.weights) != len(model.features):
+            raise ValueError(f"coverage model features {model.features} are not all known ({sorted(unknown)}); "
+                             "refit it with benchmarks/bench_reuse_decision.py --write-model")
         return model
 
 
@@ -121,4 +131,4 @@ def shipped_model() -> LearnedDecision | None:
     return LearnedDecision.from_json(path.read_text(encoding="utf-8")) if path.is_file() else None
 
 
-__all__ = ["FEATURES", "VETOES", "LearnedDecision", "pair_features", "shipped_model"]
+__all__ = ["FEATURES", "VETOES", "WORDING", "LearnedDecision", "pair_features", "shipped_model"]

@@ -50,6 +50,8 @@ def main() -> None:
                         help="the hand rules (threshold per fold), the learned decision (weights per fold), or both")
     parser.add_argument("--write-model", action="store_true",
                         help="fit the learned decision on the development sets and write data/calibration/coverage_model.json")
+    parser.add_argument("--learned-min-precision", type=float, default=0.97,
+                        help="the training precision each fold's learned threshold must reach (0.97 for the shipped weights)")
     parser.add_argument("--wording", action="store_true",
                         help="the learned decision also reads which clause words the action never says (coverage_wording)")
     args = parser.parse_args()
@@ -65,7 +67,7 @@ def main() -> None:
     print(f"scorer {scorer.name}, {args.k} folds by action (thresholds fitted on the other folds only)")
     pens = tuple(float(x) for x in args.penalties.split(","))
     if args.write_model:
-        write_model([p for p in pairs if p.set in DEV_SETS], actions, scorer)
+        write_model([p for p in pairs if p.set in DEV_SETS], actions, scorer, args)
         return
     if args.method != "rules":
         learned(pairs, actions, scorer, args)
@@ -104,17 +106,19 @@ def learned(pairs: list, actions: list, scorer: object, args: argparse.Namespace
     print(f"LEARNED decision: weights and threshold fitted per fold on the other folds' pairs of sets {DEV_SETS}")
     for s in DEV_SETS:
         show(f"learned, set {s}", kfold_learned(dev, actions, scorer, k=args.k, test=[p for p in dev if p.set == s],
-                                                min_precision=args.min_precision, cache=cache, names=names), args.errors)
+                                                min_precision=args.learned_min_precision, cache=cache, names=names), args.errors)
     if args.dev_only:
         return
     for s in "de":
         show(f"HELD-OUT set {s}, learned (fitted on sets {DEV_SETS}; 'shipped' = the weights planexec ships)",
              kfold_learned(dev, actions, scorer, k=args.k, test=[p for p in pairs if p.set == s],
-                           min_precision=args.min_precision, shipped=model, cache=cache, names=names), False)
+                           min_precision=args.learned_min_precision, shipped=model, cache=cache, names=names), False)
 
 
-def write_model(dev: list, actions: list, scorer: object) -> None:
-    model = LearnedDecision.fit(coverage_features(dev, actions, scorer), [p.serves for p in dev],
+def write_model(dev: list, actions: list, scorer: object, args: argparse.Namespace) -> None:
+    names = (*FEATURES, *WORDING) if args.wording else FEATURES
+    model = LearnedDecision.fit(coverage_features(dev, actions, scorer, names=names), [p.serves for p in dev],
+                                args.learned_min_precision, features=names,
                                 fitted_on=f"{len(dev)} pairs of sets {DEV_SETS} (data/calibration/coverage_pairs.json)")
     model_path().write_text(model.to_json(), encoding="utf-8")
     print(f"wrote {model_path()}: threshold {model.threshold:.3f}, fitted on {model.fitted_on}")

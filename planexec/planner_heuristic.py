@@ -65,6 +65,12 @@ class HeuristicPlanner:
         """The per-clause decision; raises NotCovered (or names the missing input) unless every clause is served."""
         named_file = paths_in(ctx.request)  # relative, absolute, ~ and quoted paths (planexec.request_paths)
         has_input = bool(roots if roots is not None else _roots(ctx)) or bool(named_file)
+        user_data = bool(ctx.files) or ctx.images is not None or bool(named_file)
+        if user_data and not _ASKS_GENERATED.search(ctx.request):
+            # made-up data never serves a request about the user's own ("fit a gaussian process to
+            # the curves" is not answered by generating gaussian curves)
+            actions = [a for a in actions if not _generates(a)]
+            candidates = [a for a in candidates or () if not _generates(a)]
         coverage = assess(without_paths(ctx.request), actions, self.scorer, has_input=has_input)
         if coverage.complete:
             return coverage
@@ -132,6 +138,8 @@ class HeuristicPlanner:
                 if var in made:
                     continue
                 producers = [a for a in actions if var in a.outputs and a.name != choice.action.name]
+                readers = [a for a in producers if a.inputs and set(a.inputs) <= roots]
+                producers = readers or producers  # the user's data before generated data
                 if not producers:
                     continue
                 producer, score = self._best(request, producers) if len(producers) > 1 else (producers[0], 0.0)
@@ -176,6 +184,14 @@ class HeuristicPlanner:
         return Plan(steps=tuple(steps), rationale="each clause served by the action its coverage decision accepts, inputs chained backwards", planner=self.name)
 
 
+_ASKS_GENERATED = re.compile(r"\b(?:generat|simulat|synthe|make up|made-up|random|toy|fake)", re.I)
+
+
+def _generates(a: Action) -> bool:
+    """A data action that reads nothing and makes data: a generator of synthetic input."""
+    return a.type == "data" and not a.inputs and bool(a.outputs)
+
+
 def _criteria(a: Action) -> str:
     """Checkable criteria: the declared outputs (else empty: the verifier checks success and non-emptiness)."""
     return "produces " + ", ".join(a.outputs) if a.outputs else ""
@@ -196,7 +212,7 @@ def _roots(ctx: PlanningContext) -> set[str]:
     roots: set[str] = set()
     if ctx.images is not None:
         roots.add("images")
-    if ctx.files:
+    if ctx.files or paths_in(ctx.request):  # a file named in the request is read like one given with --file
         roots.add("files")
     for r in ctx.completed:
         if r.ok:

@@ -11,6 +11,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from planexec.asked import quantity_words
 from planexec.errors import PlanexecError
 from planexec.llm.base import LLM, Message
 from planexec.models import StepResult
@@ -37,16 +38,25 @@ def _phrase(key: str, value: Any) -> str:
     return f"{key.replace('_', ' ')} = {_fmt(value)}"
 
 
+def _unit(key: str, results: dict[str, Any]) -> str:
+    """' events/frame (...)' for 'mean_event_rate' when the results hold 'event_rate_unit'."""
+    for name, text in results.items():
+        if name.endswith("_unit") and name != key and isinstance(text, str) and key.endswith(name[: -len("_unit")]):
+            return f" {text}"
+    return ""
+
+
 def key_figures(request: str, results: dict[str, Any], limit: int = 6) -> list[tuple[str, Any]]:
     """Scalar results ranked by how many of their name's words the request mentions."""
     wanted = set(tokens(request))
+    asked = quantity_words(request)  # "the maximum revenue" ranks max_revenue above mean_revenue
     scored = []
     for i, (key, value) in enumerate(results.items()):
         if not isinstance(value, (int, float, str)) or key in _TEXT_KEYS:
             continue
         if isinstance(value, str) and (len(value) > 80 or "/" in value):  # long text and paths are listed apart
             continue
-        overlap = len(wanted & set(tokens(key.replace("_", " "))))
+        overlap = len(wanted & set(tokens(key.replace("_", " ")))) + len(asked & quantity_words(key))
         scored.append((-overlap, i, key, value))
     scored.sort()
     return [(k, v) for _, _, k, v in scored[:limit]]
@@ -86,7 +96,7 @@ class TemplateSynthesizer:
         lines: list[str] = []
         figures = key_figures(request, results)
         if figures:
-            lines.append("; ".join(_phrase(k, v) for k, v in figures) + ".")
+            lines.append("; ".join(_phrase(k, v) + _unit(k, results) for k, v in figures) + ".")
         lines += [f'"{s.step.serves}": {_what(s)}' for s in ok if s.step.serves and not _scalar_outputs(s, results)]
         for key in _TEXT_KEYS:
             text = results.get(key)

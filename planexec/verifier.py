@@ -6,6 +6,7 @@ import math
 import re
 from typing import Any
 
+from planexec.asked import asked_phrase, unexplained
 from planexec.errors import LLMError
 from planexec.llm.base import LLM, Message, complete_json
 from planexec.models import PlanStep, Verdict
@@ -98,8 +99,10 @@ def answers(step: PlanStep, output: ToolOutput, names: dict[str, Any]) -> dict[s
     return {k: v for k, v in own.items() if k not in _BOOKKEEPING}
 
 
-def goal_verdict(step: PlanStep, output: ToolOutput, names: dict[str, Any]) -> Verdict | None:
-    """The kind of result the served clause asks for (a number, a figure, a file) must be in the output."""
+def goal_verdict(step: PlanStep, output: ToolOutput, names: dict[str, Any],
+                 ctx: ToolContext | None = None) -> Verdict | None:
+    """The kind of result the served clause asks for (a number, a figure, a file, a named quantity)
+    must be in the output."""
     if not step.serves:
         return None
     names = answers(step, output, names)
@@ -119,7 +122,35 @@ def goal_verdict(step: PlanStep, output: ToolOutput, names: dict[str, Any]) -> V
     if wants_number and not any(_numeric(v) for v in names.values()) and not any(
             isinstance(v, list) and v and all(_numeric(x) for x in v) for v in names.values()):
         return Verdict(False, f'"{step.serves}" asks for a number and the output holds none', "heuristic")
+    phrase = asked_phrase(step.serves)
+    missing = unexplained(phrase, [step.goal, step.success_criteria, output.summary, *_names_within(names),
+                                   _self_description(step, ctx)]) if phrase else []
+    if missing:
+        shown = ", ".join(sorted(names)[:8]) or "none"
+        return Verdict(False, f'"{step.serves}" asks for the {phrase}; this step computes no '
+                       f'{" ".join(missing)} (its results: {shown})', "heuristic")
     return None
+
+
+def _names_within(names: dict[str, Any]) -> list[str]:
+    """Result names, and the field names of tables (lists of records) among them."""
+    out = list(names)
+    for value in names.values():
+        if isinstance(value, list) and value and isinstance(value[0], dict):
+            out.extend(str(k) for k in value[0])
+    return out
+
+
+def _self_description(step: PlanStep, ctx: ToolContext | None) -> str:
+    """A stored capability's own description, tags and examples: what it says it computes."""
+    cap_id = step.args.get("capability_id") if isinstance(step.args, dict) else None
+    if not cap_id or ctx is None:
+        return ""
+    try:
+        cap = ctx.services.store.get().load(str(cap_id))
+    except Exception:  # noqa: BLE001 - no store in this run, or the id is gone: judge on the results alone
+        return ""
+    return " ".join([cap.description, *(getattr(cap, "tags", ()) or ()), *(getattr(cap, "examples", ()) or ())])
 
 
 def heuristic_verdict(step: PlanStep, output: ToolOutput, ctx: ToolContext) -> Verdict:
@@ -132,7 +163,7 @@ def heuristic_verdict(step: PlanStep, output: ToolOutput, ctx: ToolContext) -> V
     if _empty(output.value) and not output.results:
         return Verdict(False, "the tool returned an empty result", "heuristic")
     names = produced(output, ctx)
-    wrong_kind = goal_verdict(step, output, names)
+    wrong_kind = goal_verdict(step, output, names, ctx)
     if wrong_kind is not None:
         return wrong_kind
     missing = [v for v in step.outputs if v not in names or names[v] is None]

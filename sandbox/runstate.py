@@ -144,6 +144,9 @@ class RunState:
     def _save_figures(self, plt: Any) -> list[str]:
         from matplotlib.figure import Figure
 
+        if not self.scratch:  # the warm-up run has no folder: never write into the working directory
+            plt.close("all")
+            return []
         wanted = [self.ns.get("figure")]
         extra = self.ns.get("figures")
         if isinstance(extra, (list, tuple)):

@@ -218,5 +218,6 @@ def _data_output(
 # Variables for the offline planner's backward chaining (read by planexec.actions).
 for _t in (generate_ensemble_curves, load_curves):
     _t.produces = ("curves",)
+load_curves.consumes = ("files",)  # a given file is read, not replaced by generated curves
 
 TOOLS = [generate_ensemble_curves, load_curves]

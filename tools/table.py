@@ -92,14 +92,19 @@ def describe_table(path: str = "", column: str = "", ctx: ToolContext | None = N
     columns = list(rows[0].keys())
     stats = {c: column_stats([r.get(c) for r in rows]) for c in columns}
     numeric = {c: s for c, s in stats.items() if s["kind"] == "numeric"}
-    if column:
-        _check_column(Path(path).name, column, columns, numeric)
-    results = {f"mean_{c}": s["mean"] for c, s in numeric.items()}
+    results: dict[str, Any] = {f"mean_{c}": s["mean"] for c, s in numeric.items()}
     summary = f"{Path(path).name}: {len(rows)} rows, {len(columns)} columns; " + ", ".join(
         f"mean {c} = {s['mean']:.6g}" for c, s in numeric.items()
     )
+    if column:  # a named column: every statistic of it, so "the maximum revenue" is answered, not its mean
+        _check_column(Path(path).name, column, columns, numeric)
+        results.update({f"{k}_{column}": numeric[column][k] for k in _COLUMN_STATS})
+        summary += f"; {column}: " + ", ".join(f"{k} {numeric[column][k]:.6g}" for k in _COLUMN_STATS)
     value = {"path": str(path), "rows": len(rows), "columns": columns, "stats": stats}
     return ToolOutput(value=value, summary=summary, results=results)
+
+
+_COLUMN_STATS = ("mean", "median", "std", "min", "max", "sum", "count")
 
 
 def _check_column(name: str, column: str, columns: list[str], numeric: dict[str, Any]) -> None:

@@ -11,3 +11,4 @@ rate_known = params.get("fs") is not None
 duration = n_frames / float(params["fs"]) if rate_known else float(n_frames)
 event_rate = [round(c / max(duration, 1e-12), 6) for c in events_per_cell]
 event_rate_unit = "events/s" if rate_known else "events/frame (frame rate unknown; pass --fs for events/s)"
+mean_event_rate = round(float(np.mean(event_rate)), 6) if event_rate else None

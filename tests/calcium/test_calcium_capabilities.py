@@ -202,6 +202,8 @@ def _check(name: str, value: Any, ns: dict[str, Any]) -> None:
         assert value == len(ns["events"])
     elif name in ("event_noise", "cell_props", "cell_areas", "events_per_cell", "event_rate"):
         assert len(value) == n
+    elif name == "mean_event_rate":
+        assert value == pytest.approx(float(np.mean(ns["event_rate"])), abs=1e-6) if n else value is None
     elif name == "event_rate_unit":
         assert value == ("events/s" if ns["params"].get("fs") else value) and value.startswith("events/")
     elif name == "event_kinetics":

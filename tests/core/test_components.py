@@ -255,3 +255,16 @@ def test_breaker_counts_across_steps_and_resets_on_success() -> None:
     br.record(run, "a", True)
     with pytest.raises(RunAborted, match="2 consecutive tool errors"):
         br.record(run, "b", True)
+
+
+def test_a_key_figure_states_its_unit_when_the_results_give_one() -> None:
+    results = {"mean_event_rate": 0.03, "event_rate_unit": "events/frame (frame rate unknown)", "n_cells": 6}
+    answer = TemplateSynthesizer().synthesize("what is the mean event rate?", [], results)
+    assert "mean event rate = 0.03 events/frame (frame rate unknown)" in answer
+    assert "6 cells;" in answer or answer.rstrip(".").endswith("6 cells")
+
+
+def test_a_served_clause_asking_a_quantity_the_results_lack_fails_verification() -> None:
+    s = step(1, "t", goal="Event statistics", serves="give me the peak dF/F of every ROI")
+    v = heuristic_verdict(s, ToolOutput(None, results={"mean_amplitude": 0.7, "event_rate": [0.1, 0.2]}), CTX)
+    assert not v.ok and "asks for the peak dF/F" in v.reason and "computes no peak" in v.reason

@@ -177,3 +177,21 @@ def test_tools_defined_in_a_function_with_local_names_in_hints() -> None:
     t = make()
     assert t.input_schema["properties"] == {"target": {"type": "string"}, "window": {"type": "integer", "default": 3}}
     assert t.run({"target": "x", "window": 3}, ToolContext()).value == {"target": "x", "window": 3}
+
+
+def test_describe_table_gives_every_statistic_of_a_named_column(tmp_path: Path) -> None:
+    table = tmp_path / "t.csv"
+    table.write_text("region,revenue\nn,1\ns,2\nn,6\n")
+    out = describe_table(str(table), column="revenue")
+    assert out.results["max_revenue"] == 6 and out.results["min_revenue"] == 1 and out.results["sum_revenue"] == 9
+    assert out.results["median_revenue"] == 2 and out.results["mean_revenue"] == pytest.approx(3.0)
+    assert out.results["std_revenue"] == pytest.approx(2.6457513, rel=1e-6)
+    assert "max_revenue" not in describe_table(str(table)).results, "without a column only the means"
+
+
+def test_the_answer_leads_with_the_statistic_asked() -> None:
+    from planexec.synthesis import key_figures
+
+    results = {"mean_revenue": 3.0, "median_revenue": 2.0, "std_revenue": 2.6, "max_revenue": 6.0}
+    assert key_figures("what is the maximum revenue?", results)[0] == ("max_revenue", 6.0)
+    assert key_figures("what is the standard deviation of revenue?", results)[0] == ("std_revenue", 2.6)

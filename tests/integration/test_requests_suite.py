@@ -133,3 +133,26 @@ def test_an_amplitude_with_no_events_is_na(orch: Orchestrator, tmp_path: Path) -
     movie, _ = generate_demo(frames=60, cells=4, size=48, seed=2, rate_hz=0.0)
     result = orch.run("What is the mean amplitude of the transients?", images=_movie(tmp_path, movie))
     assert "n/a" in result.answer and result.results.get("mean_amplitude") is None
+
+
+def test_a_clause_asking_for_a_quantity_no_result_names_is_not_succeeded(orch: Orchestrator) -> None:
+    """Events answer "detect transients", not "what fraction of the neurons fire": the run says which."""
+    result = orch.run("what fraction of the neurons fire at least one transient?", images=IMAGES)
+    assert result.status in ("partial", "failed"), result.answer
+    failed = [s for s in result.steps if s.status == "failed"]
+    assert failed and all(s.step.serves for s in failed)
+    assert "asks for the fraction" in result.answer and "computes no fraction" in result.answer
+
+
+@pytest.mark.parametrize("request_text", ["fit a gaussian process to the curves", "give the 90% band of the curve ensemble"])
+def test_generated_data_never_serves_a_request_about_the_users_curves(orch: Orchestrator, request_text: str) -> None:
+    result = orch.run(request_text, files=[REPO / "data" / "curves.npy"])
+    assert result.status == "not_covered" and result.steps == [], result.answer
+    assert "generate_ensemble_curves" not in result.answer.split("Nothing was run")[0]
+
+
+def test_a_given_curves_file_is_loaded_not_replaced_by_generated_curves(orch: Orchestrator) -> None:
+    result = orch.run("draw a functional boxplot of these curves", files=[REPO / "data" / "curves.npy"])
+    assert result.status == "succeeded", result.answer
+    assert [s.step.primary_tools[0] for s in result.steps] == ["load_curves", "plot_functional_boxplot"]
+    assert result.results["n_curves"] == 40

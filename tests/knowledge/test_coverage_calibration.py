@@ -22,11 +22,12 @@ def test_the_pairs_cover_every_starter_capability_and_curve_or_table_tool() -> N
     for name in names:
         mine = [p for p in pairs if p.action == name]
         assert any(p.serves for p in mine) and any(p.kind == "hard_negative" for p in mine), name
-    assert {p.set for p in pairs} == {"a", "b", "c", "d", "e"}
-    for held in ("d", "e"):
+    assert {p.set for p in pairs} == {"a", "b", "c", "d", "e", "f", "g"}
+    for held in ("d", "e", "f"):
         held_out = [p for p in pairs if p.set == held]
         assert len(held_out) >= 60 and {"different", "hard_negative", "paraphrase"} <= {p.kind for p in held_out}
-    assert {p.action for p in pairs if p.set == "e"} == names - {"python_code", "python_coder"}
+    for fresh in ("e", "f", "g"):
+        assert {p.action for p in pairs if p.set == fresh} == names - {"python_code", "python_coder"}, fresh
 
 
 def test_kfold_holds_out_whole_actions_and_fits_only_on_the_rest() -> None:

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import gc
 import string
+import sys
+import threading
+from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -115,3 +119,38 @@ def test_forbidden_names_never_get_through(prefix, template, name, attr, mod):
     assert found, code
     expected = prefix.count("\n") + template[: template.index("{")].count("\n") + 1
     assert found[0].line == expected or policy.is_syntax_error(found)
+
+
+def test_checks_from_parallel_steps_do_not_race():
+    """Parallel steps check code in threads; CPython's shared AST state made one fail in the suite."""
+    code = Path(policy.__file__).read_text()
+    failures: list[str] = []
+
+    class Cycle:
+        def __del__(self) -> None:  # a finaliser that runs during a parse makes threads switch there
+            pass
+
+    def check_many() -> None:
+        for _ in range(20):
+            junk = [Cycle() for _ in range(50)]
+            for item in junk:
+                item.me = item
+            del junk
+            try:
+                policy.check(code)
+            except SystemError as exc:
+                failures.append(str(exc))
+
+    interval, thresholds = sys.getswitchinterval(), gc.get_threshold()
+    sys.setswitchinterval(1e-6)
+    gc.set_threshold(10)
+    try:
+        threads = [threading.Thread(target=check_many) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+        gc.set_threshold(*thresholds)
+    assert not failures, failures[:3]

@@ -1,0 +1,86 @@
+"""What a clause asks for by name ("the peak ΔF/F", "their areas"), and whether a result names it.
+
+The coverage decision matches a clause to an action as a whole; this is the check after the
+step ran: a clause that asks for a named quantity is answered only by a result that names it
+(or whose step says it computes it), so "what fraction of the cells fire" is not answered by a
+list of events, nor "report their areas" by traces.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+_LEAD = re.compile(
+    r"^\s*(?:please\s+|can you\s+|could you\s+)?"
+    r"(?:what(?:'s|\s+is|\s+are|\s+was|\s+were)?|give\s+me|tell\s+me|show\s+me|report|compute|calculate|"
+    r"estimate|measure|get|return|output|list|quantify|determine|find|give)\s+"
+    r"(?:(?:the|their|its|his|her|a|an|me|us|each|every|all|of)\s+)*",
+    re.I,
+)
+_STOP_AT = re.compile(
+    r"\s+(?:of|per|in|for|across|between|from|among|at|on|over|by|with|within|does|do|did|is|are|was|were|"
+    r"that|which|who|to|and then|then|as)\b|[?,;:.]|$",
+    re.I,
+)
+QUANTITIES = frozenset("""
+    fraction proportion percentage percent ratio share mean median mode max min sum std variance skewness
+    kurtosis area size diameter radius length width perimeter volume rate frequency time duration latency
+    interval delay tau amplitude peak height snr noise correlation covariance slope integral auc
+    forecast prediction distribution histogram spectrum entropy power density count
+""".split())
+"""Words naming a quantity a result either has or has not: only these are checked. Other words
+("resting", "pairwise", "local") describe the object, and the coverage decision has judged them."""
+_SAME = {"average": "mean", "avg": "mean", "maximum": "max", "largest": "max", "biggest": "max", "highest": "max",
+         "peak": "max", "minimum": "min", "smallest": "min", "lowest": "min", "total": "sum",
+         "deviation": "std", "sd": "std", "stdev": "std", "percentile": "percent", "frequencies": "frequency",
+         "spread": "std", "size": "area", "predict": "forecast", "extrapolate": "forecast",
+         "correlate": "correlation"}
+_PHRASES = ((re.compile(r"(?i)(?:decay )?time constants?"), " tau "), (re.compile(r"(?i)signal[- ]to[- ]noise"), " snr "),
+            (re.compile(r"(?i)(?:Δ|delta\s*)f\s*/\s*f0?|\bdf\s*/\s*f0?"), " dff "),
+            (re.compile(r"(?i)area under (?:the |each )?curve"), " auc "))
+
+
+def asked_phrase(clause: str) -> str:
+    """The noun phrase a question or an imperative asks for ("" when it names none)."""
+    lead = _LEAD.match(clause)
+    if not lead:
+        first = re.match(r"\s*(?:please\s+)?([A-Za-z]+)", clause)
+        if first and _SAME.get(_stem(first.group(1).lower()), _stem(first.group(1).lower())) in QUANTITIES:
+            stop = _STOP_AT.search(clause, first.end())  # "forecast next month's revenue": the verb is the quantity
+            return clause[first.start(1): stop.start() if stop else len(clause)].strip()
+        return ""
+    rest = clause[lead.end():]
+    if re.match(r"(?i)(?:which|what|whether|if|how|when|where|why|who)\b", rest):
+        return ""  # "tell me which curves are outliers" names the members it wants, not a quantity
+    stop = _STOP_AT.search(rest)
+    return rest[: stop.start() if stop else len(rest)].strip()
+
+
+def _stem(word: str) -> str:
+    if word in QUANTITIES:
+        return word
+    for suffix, add in (("ies", "y"), ("es", ""), ("s", "")):
+        if word.endswith(suffix) and (word[: -len(suffix)] + add in QUANTITIES or word[: -len(suffix)] + add in _SAME):
+            return word[: -len(suffix)] + add
+    return word[:-1] if word.endswith("s") and len(word) > 3 else word
+
+
+def _words(text: str) -> list[tuple[str, str]]:
+    """(word as written, its canonical form) for each word of `text`."""
+    for pattern, canon in _PHRASES:
+        text = pattern.sub(canon, text)
+    words = re.findall(r"[a-z][a-z0-9]*", text.lower().replace("_", " "))
+    return [(w, _SAME.get(_stem(w), _stem(w))) for w in words]
+
+
+def quantity_words(text: str) -> set[str]:
+    """The canonical quantity words of `text` ("maximum revenue" -> {"max"}; "std_revenue" -> {"std"})."""
+    return {c for _, c in _words(text) if c in QUANTITIES}
+
+
+def unexplained(phrase: str, names: Iterable[str]) -> list[str]:
+    """The quantity words of `phrase` (as written) that none of `names` (result names, a step's title,
+    its summary, a capability's own description) contains."""
+    have = {c for text in names for _, c in _words(text)}
+    return [w for w, c in _words(phrase) if c in QUANTITIES and c not in have]

@@ -287,7 +287,7 @@ def coverage_features(pairs: Sequence[CoveragePair], actions: Sequence[Any], sco
 def kfold_learned(pairs: Sequence[CoveragePair], actions: Sequence[Any], scorer: Any, k: int = 5,
                   min_precision: float = 0.97, test: Sequence[CoveragePair] | None = None,
                   shipped: Any = None, cache: dict[tuple[str, str], list[float]] | None = None,
-                  names: Sequence[str] | None = None) -> KFoldReport:
+                  features: Sequence[str] | None = None) -> KFoldReport:
     """Like `kfold_coverage` for the learned decision: weights and threshold fitted on the other folds'
     `pairs` only, measured on the held-out fold (of `test` when given). With `shipped` (the shipped
     `LearnedDecision`), its decisions on the same pairs are measured too."""
@@ -295,8 +295,8 @@ def kfold_learned(pairs: Sequence[CoveragePair], actions: Sequence[Any], scorer:
 
     test = list(test) if test is not None else list(pairs)
     cache = {} if cache is None else cache
-    x_train, x_test = (coverage_features(pairs, actions, scorer, cache, names),
-                       coverage_features(test, actions, scorer, cache, names))
+    x_train, x_test = (coverage_features(pairs, actions, scorer, cache, features),
+                       coverage_features(test, actions, scorer, cache, features))
     cos_train, cos_test = [x[0] for x in x_train], [x[0] for x in x_test]
     names = sorted({p.action for p in (*pairs, *test)})
     results: list[FoldResult] = []
@@ -306,7 +306,7 @@ def kfold_learned(pairs: Sequence[CoveragePair], actions: Sequence[Any], scorer:
         tr = [i for i, p in enumerate(pairs) if p.action not in held]
         te = [i for i, p in enumerate(test) if p.action in held]
         y_tr = [pairs[i].serves for i in tr]
-        model = LearnedDecision.fit([x_train[i] for i in tr], y_tr, min_precision, **({"features": names} if names else {}))
+        model = LearnedDecision.fit([x_train[i] for i in tr], y_tr, min_precision, **({"features": features} if features else {}))
         tc = best_threshold([cos_train[i] for i in tr], y_tr, min_precision)
         dec = [model.probability(x_test[i]) >= model.threshold for i in te]
         cos = [cos_test[i] >= tc for i in te]

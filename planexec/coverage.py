@@ -3,9 +3,8 @@
 A clause is served only through an action (tool or capability) whose decision is positive:
 the semantic score against the action's phrasings, minus penalties for specifics the action
 never names, with a veto when a method, statistic, task or output kind conflicts
-(`planexec.knowledge.reuse`). Over embeddings, those signals are weighed by a logistic regression
-fitted on development pairs (`planexec.coverage_model`) instead of fixed vetoes and a threshold.
-The nearest neighbour alone never serves a clause. A clause with
+(`planexec.knowledge.reuse`); `Judge.for_scorer(..., learned=True)` weighs the same signals with
+fitted weights instead (`planexec.coverage_model`). The nearest neighbour alone never serves a clause. A clause with
 no word of the domain at all ("bake a cake", "capital of France") is out of scope: refused,
 not mapped. A clause that only names the input ("load the images") is served by the input.
 
@@ -273,12 +272,12 @@ class Judge:
     """Fitted weights over the rule signals (`planexec.coverage_model`); None: the hand rules decide."""
 
     @classmethod
-    def for_scorer(cls, scorer: Scorer, threshold: float | None = None) -> Judge:
-        """The shipped decision for `scorer`: the learned one over embeddings (its weights were fitted with
-        them), the hand rules at `threshold` (default `THRESHOLDS`) when one is given or over keywords."""
+    def for_scorer(cls, scorer: Scorer, threshold: float | None = None, learned: bool = False) -> Judge:
+        """The hand rules at `threshold` (default `THRESHOLDS`); with `learned` over embeddings, the shipped
+        learned weights decide instead (not the default: on set g they were no better, see coverage_model)."""
         t = threshold if threshold is not None else THRESHOLDS.get(scorer.name, scorer.threshold)
-        learned = shipped_model() if threshold is None and scorer.name == "embedding" else None
-        return cls(scorer, ReusePolicy(threshold=t), learned=learned)
+        model = shipped_model() if learned and scorer.name == "embedding" else None
+        return cls(scorer, ReusePolicy(threshold=t), learned=model)
 
     def candidates(self, clause: str, actions: Sequence[Action], context: str = "",
                    rivals: Sequence[Action] = ()) -> list[Candidate]:

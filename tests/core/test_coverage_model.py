@@ -8,7 +8,7 @@ import random
 import pytest
 
 from planexec.coverage import Candidate
-from planexec.coverage_model import FEATURES, LearnedDecision, pair_features, shipped_model
+from planexec.coverage_model import FEATURES, WORDING, LearnedDecision, pair_features, shipped_model
 from planexec.knowledge.calibration import precision_recall
 
 
@@ -65,15 +65,19 @@ def test_weights_round_trip_and_stale_ones_name_the_fix() -> None:
         LearnedDecision.from_json(stale.to_json())
 
 
-def test_the_shipped_weights_load_and_reject_a_vetoed_pair() -> None:
+def test_the_shipped_weights_serve_a_close_clean_pair_and_reject_a_vetoed_one() -> None:
     model = shipped_model()
-    assert model is not None and model.features == FEATURES and 0.0 < model.threshold < 1.0
+    assert model is not None and set(model.features) <= {*FEATURES, *WORDING} and 0.0 < model.threshold < 1.0
     assert "sets" in model.fitted_on
     strong = cand("a", 0.8)
-    rivals = [strong, cand("b", 0.4)]
-    assert model.probability(pair_features(strong, rivals)) >= model.threshold
-    vetoed = cand("a", 0.8, ("unknown method",))
-    assert model.probability(pair_features(vetoed, [vetoed, cand("b", 0.4)])) < model.threshold
+    assert model.probability(pair_features(strong, [strong, cand("b", 0.4)], model.features)) >= model.threshold
+    # a veto is evidence, not a rule: "segment the cells with Mask R-CNN" is close to segmentation (0.6) and
+    # names a method (a word no action says) that none does
+    vetoed = dataclasses.replace(cand("a", 0.6, ("unknown method",)), unexplained=0.3, foreign=0.25)
+    assert model.probability(pair_features(vetoed, [vetoed, cand("b", 0.5)], model.features)) < model.threshold
+    if "unexplained" in model.features:  # the same pair, but the clause's words are ones the action never says
+        odd = dataclasses.replace(strong, unexplained=1.0, foreign=1.0)
+        assert model.probability(pair_features(odd, [odd, cand("b", 0.4)], model.features)) < model.threshold
 
 
 def test_wording_counts_the_clause_words_an_action_never_says() -> None:

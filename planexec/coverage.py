@@ -14,7 +14,6 @@ runs; an LLM-backed planner sends only the uncovered clauses to the model.
 
 from __future__ import annotations
 
-import csv
 import dataclasses
 import json
 import re
@@ -25,6 +24,7 @@ from functools import lru_cache
 from planexec.actions import Action, split_clauses
 from planexec.coverage_model import WORDING, LearnedDecision, shipped_model
 from planexec.coverage_names import Vocabulary, unknown_methods
+from planexec.coverage_tables import asked_columns, table_columns, with_columns
 from planexec.coverage_terms import Named, denial_conflicts, split_negated, worked_on
 from planexec.coverage_wording import unexplained_words
 from planexec.datafiles import shipped
@@ -187,50 +187,6 @@ def phrasings(action: Action) -> tuple[str, ...]:
     """The texts a clause is scored against: the action's own, plus shipped phrasings of a tool."""
     extra = tool_phrasings().get(action.name, ()) if action.type != "capability" else ()
     return (*action.texts, *extra)
-
-
-_TABLES = (".csv", ".tsv", ".json")
-_ASKED_COLUMN = re.compile(
-    r"\b(?:mean|average|avg|median|total|sum|std|standard deviation|variance|max(?:imum)?|min(?:imum)?|"
-    r"highest|lowest|largest|smallest)\s+(?:of\s+)?(?:the\s+|all\s+)?([a-z][a-z0-9_]*)", re.IGNORECASE)
-_NOT_COLUMNS = frozenset(
-    "each every all the a an column columns value values row rows number numbers data table file it them "
-    "of per over across cell cells trace traces image images frame frames curve curves event events".split())
-
-
-def table_columns(files: Iterable[object]) -> list[str]:
-    """Column names of the given CSV/JSON tables (empty when none is a table or none can be read)."""
-    from pathlib import Path
-
-    from planexec.errors import ToolError
-    from planexec.tools.table import read_table
-
-    cols: list[str] = []
-    for f in files:
-        path = Path(str(f))
-        if path.suffix.lower() not in _TABLES or not path.is_file():
-            continue
-        try:
-            rows = read_table(path)
-        except (ToolError, ValueError, OSError, csv.Error):
-            continue
-        cols += [str(c) for c in (rows[0].keys() if rows else ()) if str(c) not in cols]
-    return cols
-
-
-def asked_columns(request: str) -> list[str]:
-    """Words a request asks a statistic of ("average revenue" -> revenue), to check against a table's columns."""
-    return [m.group(1).lower() for m in _ASKED_COLUMN.finditer(request) if m.group(1).lower() not in _NOT_COLUMNS]
-
-
-def with_columns(actions: Sequence[Action], columns: Sequence[str]) -> list[Action]:
-    """The table tool phrased with the given table's own columns, so "average revenue" reads as a column statistic."""
-    if not columns:
-        return list(actions)
-    extra = tuple(f"the mean, median, standard deviation, minimum and maximum of {c}" for c in columns)
-    extra += tuple(f"the average {c}" for c in columns)
-    return [dataclasses.replace(a, examples=(*a.examples, *extra)) if a.name == "describe_table" else a
-            for a in actions]
 
 
 def _produces_figure_only(action: Action) -> bool:

@@ -20,16 +20,18 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from planexec.actions import Action, split_clauses
-from planexec.coverage_model import WORDING, LearnedDecision, shipped_model
 from planexec.coverage_names import Vocabulary, unknown_methods
 from planexec.coverage_tables import asked_columns, table_columns, with_columns
 from planexec.coverage_terms import Named, denial_conflicts, split_negated, worked_on
-from planexec.coverage_wording import unexplained_words
 from planexec.datafiles import shipped
 from planexec.knowledge.reuse import ReusePolicy, compare_terms
 from planexec.similarity import Scorer, tokens
+
+if TYPE_CHECKING:  # the learned decision loads only when asked for
+    from planexec.coverage_model import LearnedDecision
 
 INPUT = "input"
 """`served_by` of a clause that only names the given input (load/open/analyse the images)."""
@@ -232,7 +234,11 @@ class Judge:
         """The hand rules at `threshold` (default `THRESHOLDS`); with `learned` over embeddings, the shipped
         learned weights decide instead (not the default: on set g they were no better, see coverage_model)."""
         t = threshold if threshold is not None else THRESHOLDS.get(scorer.name, scorer.threshold)
-        model = shipped_model() if learned and scorer.name == "embedding" else None
+        if not (learned and scorer.name == "embedding"):
+            return cls(scorer, ReusePolicy(threshold=t))
+        from planexec.coverage_model import shipped_model
+
+        model = shipped_model()
         return cls(scorer, ReusePolicy(threshold=t), learned=model)
 
     def candidates(self, clause: str, actions: Sequence[Action], context: str = "",
@@ -260,7 +266,9 @@ class Judge:
         sees = _asks_to_see(clause, asked)
         unknown = unknown_methods(split_negated(clause)[0], self.vocabulary or library_vocabulary(actions))
         out = [self._decide(asked, a, best.get(a.name, 0.0), sees, unknown) for a in actions]
-        if self.learned is not None and any(n in WORDING for n in self.learned.features):
+        if self.learned is not None and {"unexplained", "foreign"} & set(self.learned.features):
+            from planexec.coverage_wording import unexplained_words
+
             out = unexplained_words(clause, actions, out)
         if self.learned is not None:
             out = self.learned.decide(out)

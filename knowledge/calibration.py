@@ -263,3 +263,68 @@ def kfold_coverage(pairs: Sequence[CoveragePair], actions: Sequence[Any], scorer
     if shipped is not None:
         at = (shipped, *precision_recall([s[1] >= shipped for s in tested], all_labels))
     return KFoldReport(tuple(results), p, r, cp, cr, tb, bp, br, tuple(errors), at)
+
+
+def coverage_features(pairs: Sequence[CoveragePair], actions: Sequence[Any], scorer: Any,
+                      cache: dict[tuple[str, str], list[float]] | None = None,
+                      names: Sequence[str] | None = None) -> list[list[float]]:
+    """The learned decision's features of each pair: its action's candidate among all actions for the clause.
+    `cache` keeps them by (clause, action) across calls with the same actions and scorer."""
+    from planexec.coverage import Judge, library_vocabulary
+    from planexec.coverage_model import FEATURES, WORDING, pair_features
+    from planexec.coverage_wording import unexplained_words
+
+    judge = Judge(scorer, ReusePolicy(threshold=-10.0), vocabulary=library_vocabulary(actions))
+    cache = {} if cache is None else cache
+    for p in pairs:
+        if (p.query, p.action) not in cache:
+            cands = unexplained_words(p.query, actions, judge.candidates(p.query, actions))
+            cache.update({(p.query, c.name): pair_features(c, cands, (*FEATURES, *WORDING)) for c in cands})
+    pick = [(*FEATURES, *WORDING).index(n) for n in (names or FEATURES)]
+    return [[cache[p.query, p.action][i] for i in pick] for p in pairs]
+
+
+def kfold_learned(pairs: Sequence[CoveragePair], actions: Sequence[Any], scorer: Any, k: int = 5,
+                  min_precision: float = 0.97, test: Sequence[CoveragePair] | None = None,
+                  shipped: Any = None, cache: dict[tuple[str, str], list[float]] | None = None,
+                  features: Sequence[str] | None = None) -> KFoldReport:
+    """Like `kfold_coverage` for the learned decision: weights and threshold fitted on the other folds'
+    `pairs` only, measured on the held-out fold (of `test` when given). With `shipped` (the shipped
+    `LearnedDecision`), its decisions on the same pairs are measured too."""
+    from planexec.coverage_model import LearnedDecision
+
+    test = list(test) if test is not None else list(pairs)
+    cache = {} if cache is None else cache
+    x_train, x_test = (coverage_features(pairs, actions, scorer, cache, features),
+                       coverage_features(test, actions, scorer, cache, features))
+    cos_train, cos_test = [x[0] for x in x_train], [x[0] for x in x_test]
+    names = sorted({p.action for p in (*pairs, *test)})
+    results: list[FoldResult] = []
+    decided: list[tuple[bool, bool, bool]] = []
+    errors: list[str] = []
+    for held in (names[i::k] for i in range(k)):
+        tr = [i for i, p in enumerate(pairs) if p.action not in held]
+        te = [i for i, p in enumerate(test) if p.action in held]
+        y_tr = [pairs[i].serves for i in tr]
+        model = LearnedDecision.fit([x_train[i] for i in tr], y_tr, min_precision, **({"features": features} if features else {}))
+        tc = best_threshold([cos_train[i] for i in tr], y_tr, min_precision)
+        dec = [model.probability(x_test[i]) >= model.threshold for i in te]
+        cos = [cos_test[i] >= tc for i in te]
+        labels = [test[i].serves for i in te]
+        p, r = precision_recall(dec, labels)
+        cp, cr = precision_recall(cos, labels)
+        results.append(FoldResult(tuple(held), len(te), model.threshold, p, r, tc, cp, cr, 0.0))
+        decided += list(zip(labels, dec, cos, strict=True))
+        errors += [f"{'missed' if test[i].serves else 'wrongly served'}: {test[i].query!r} vs {test[i].action} "
+                   f"(p {model.probability(x_test[i]):.2f})" for i, d in zip(te, dec, strict=True) if d != test[i].serves]
+    labels = [x[0] for x in decided]
+    p, r = precision_recall([x[1] for x in decided], labels)
+    cp, cr = precision_recall([x[2] for x in decided], labels)
+    all_labels = [t.serves for t in test]
+    tb = best_threshold(cos_test, all_labels, min_precision)
+    bp, br = precision_recall([s >= tb for s in cos_test], all_labels)
+    at = None
+    if shipped is not None:
+        xs = coverage_features(test, actions, scorer, cache, shipped.features)
+        at = (shipped.threshold, *precision_recall([shipped.probability(x) >= shipped.threshold for x in xs], all_labels))
+    return KFoldReport(tuple(results), p, r, cp, cr, tb, bp, br, tuple(errors), at)

@@ -3,7 +3,8 @@
 A clause is served only through an action (tool or capability) whose decision is positive:
 the semantic score against the action's phrasings, minus penalties for specifics the action
 never names, with a veto when a method, statistic, task or output kind conflicts
-(`planexec.knowledge.reuse`). The nearest neighbour alone never serves a clause. A clause with
+(`planexec.knowledge.reuse`); `Judge.for_scorer(..., learned=True)` weighs the same signals with
+fitted weights instead (`planexec.coverage_model`). The nearest neighbour alone never serves a clause. A clause with
 no word of the domain at all ("bake a cake", "capital of France") is out of scope: refused,
 not mapped. A clause that only names the input ("load the images") is served by the input.
 
@@ -13,20 +14,24 @@ runs; an LLM-backed planner sends only the uncovered clauses to the model.
 
 from __future__ import annotations
 
-import csv
 import dataclasses
 import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from planexec.actions import Action, split_clauses
 from planexec.coverage_names import Vocabulary, unknown_methods
+from planexec.coverage_tables import asked_columns, table_columns, with_columns
 from planexec.coverage_terms import Named, denial_conflicts, split_negated, worked_on
 from planexec.datafiles import shipped
 from planexec.knowledge.reuse import ReusePolicy, compare_terms
 from planexec.similarity import Scorer, tokens
+
+if TYPE_CHECKING:  # the learned decision loads only when asked for
+    from planexec.coverage_model import LearnedDecision
 
 INPUT = "input"
 """`served_by` of a clause that only names the given input (load/open/analyse the images)."""
@@ -84,6 +89,12 @@ class Candidate:
     semantic: float
     accepted: bool
     reason: str
+    vetoes: tuple[str, ...] = ()
+    """Every veto that applies (`planexec.coverage_model.VETOES`), whatever the score."""
+    unexplained: float = 0.0
+    """The rarity-weighted share of the clause's content words this action's texts never say."""
+    foreign: float = 0.0
+    """The share of the clause's content words no action says."""
 
 
 @dataclass(frozen=True)
@@ -180,50 +191,6 @@ def phrasings(action: Action) -> tuple[str, ...]:
     return (*action.texts, *extra)
 
 
-_TABLES = (".csv", ".tsv", ".json")
-_ASKED_COLUMN = re.compile(
-    r"\b(?:mean|average|avg|median|total|sum|std|standard deviation|variance|max(?:imum)?|min(?:imum)?|"
-    r"highest|lowest|largest|smallest)\s+(?:of\s+)?(?:the\s+|all\s+)?([a-z][a-z0-9_]*)", re.IGNORECASE)
-_NOT_COLUMNS = frozenset(
-    "each every all the a an column columns value values row rows number numbers data table file it them "
-    "of per over across cell cells trace traces image images frame frames curve curves event events".split())
-
-
-def table_columns(files: Iterable[object]) -> list[str]:
-    """Column names of the given CSV/JSON tables (empty when none is a table or none can be read)."""
-    from pathlib import Path
-
-    from planexec.errors import ToolError
-    from planexec.tools.table import read_table
-
-    cols: list[str] = []
-    for f in files:
-        path = Path(str(f))
-        if path.suffix.lower() not in _TABLES or not path.is_file():
-            continue
-        try:
-            rows = read_table(path)
-        except (ToolError, ValueError, OSError, csv.Error):
-            continue
-        cols += [str(c) for c in (rows[0].keys() if rows else ()) if str(c) not in cols]
-    return cols
-
-
-def asked_columns(request: str) -> list[str]:
-    """Words a request asks a statistic of ("average revenue" -> revenue), to check against a table's columns."""
-    return [m.group(1).lower() for m in _ASKED_COLUMN.finditer(request) if m.group(1).lower() not in _NOT_COLUMNS]
-
-
-def with_columns(actions: Sequence[Action], columns: Sequence[str]) -> list[Action]:
-    """The table tool phrased with the given table's own columns, so "average revenue" reads as a column statistic."""
-    if not columns:
-        return list(actions)
-    extra = tuple(f"the mean, median, standard deviation, minimum and maximum of {c}" for c in columns)
-    extra += tuple(f"the average {c}" for c in columns)
-    return [dataclasses.replace(a, examples=(*a.examples, *extra)) if a.name == "describe_table" else a
-            for a in actions]
-
-
 def _produces_figure_only(action: Action) -> bool:
     return bool(action.outputs) and all(o.startswith("fig") for o in action.outputs)
 
@@ -259,18 +226,33 @@ class Judge:
     """Reject an action that never names an object the clause is about (cells, events, curves...)."""
     vocabulary: Vocabulary | None = None
     """The words of the whole library, for method names no action says (default: those of the actions judged)."""
+    learned: LearnedDecision | None = None
+    """Fitted weights over the rule signals (`planexec.coverage_model`); None: the hand rules decide."""
 
     @classmethod
-    def for_scorer(cls, scorer: Scorer, threshold: float | None = None) -> Judge:
+    def for_scorer(cls, scorer: Scorer, threshold: float | None = None, learned: bool = False) -> Judge:
+        """The hand rules at `threshold` (default `THRESHOLDS`); with `learned` over embeddings, the shipped
+        learned weights decide instead (not the default: on set g they were no better, see coverage_model)."""
         t = threshold if threshold is not None else THRESHOLDS.get(scorer.name, scorer.threshold)
-        return cls(scorer, ReusePolicy(threshold=t))
+        if not (learned and scorer.name == "embedding"):
+            return cls(scorer, ReusePolicy(threshold=t))
+        from planexec.coverage_model import shipped_model
 
-    def candidates(self, clause: str, actions: Sequence[Action], context: str = "") -> list[Candidate]:
+        model = shipped_model()
+        return cls(scorer, ReusePolicy(threshold=t), learned=model)
+
+    def candidates(self, clause: str, actions: Sequence[Action], context: str = "",
+                   rivals: Sequence[Action] = ()) -> list[Candidate]:
         """Every action scored and decided for `clause`, accepted first, then by score.
 
         `context` (the previous clause) names what a pronoun refers to: "segment the cells; count them"
-        is scored as "count cells".
+        is scored as "count cells". `rivals`: the other actions the clause could go to, which the learned
+        decision compares against (it judges an action by its margin over the closest other one).
         """
+        if self.learned is not None and rivals:
+            names = {a.name for a in actions}
+            field = [*actions, *(r for r in rivals if r.name not in names)]
+            return [c for c in self.candidates(clause, field, context) if c.name in names]
         clause = _TIME_COURSE.sub("traces", _ROI.sub("cells", clause))
         noun = _NOUN.search(_ROI.sub("cells", context)) if context else None
         text = _REFERS_BACK.sub(noun.group(0), clause) if noun else clause
@@ -284,6 +266,12 @@ class Judge:
         sees = _asks_to_see(clause, asked)
         unknown = unknown_methods(split_negated(clause)[0], self.vocabulary or library_vocabulary(actions))
         out = [self._decide(asked, a, best.get(a.name, 0.0), sees, unknown) for a in actions]
+        if self.learned is not None and {"unexplained", "foreign"} & set(self.learned.features):
+            from planexec.coverage_wording import unexplained_words
+
+            out = unexplained_words(clause, actions, out)
+        if self.learned is not None:
+            out = self.learned.decide(out)
         out.sort(key=lambda c: (c.accepted, c.score), reverse=True)
         return out
 
@@ -315,17 +303,20 @@ class Judge:
         no_plot = "plot" in asked.denied_terms.groups.get("action", frozenset())
         ok, score, reason = self.policy.decide(semantic, terms, None)
         unnamed = sorted(asked.objects - have.objects) if self.check_objects else []
-        if ok and unknown:
-            ok, reason = False, f"names {', '.join(unknown)}, which no tool or capability here does"
-        elif ok and "paper" in have.objects and "paper" not in asked.objects:
-            ok, reason = False, "searches the literature; the clause names no paper or method to look up"
-        elif ok and unnamed:
-            ok, reason = False, f"works on {', '.join(sorted(have.objects)) or 'other things'}, not {', '.join(unnamed)}"
-        elif ok and _produces_figure_only(action) and (no_plot or not (wants_plot or sees)):
-            ok, reason = False, "only draws a figure; the clause asks for a result"
-        elif ok and wants_plot and not _makes_figure(action):
-            ok, reason = False, "makes no figure; the clause asks for one"
-        return Candidate(action.name, action.tool, score, semantic, ok, reason)
+        vetoes = [(kind, why) for kind, why, applies in (
+            ("conflict", reason, bool(terms.conflicts)),
+            ("unknown method", f"names {', '.join(unknown)}, which no tool or capability here does", bool(unknown)),
+            ("literature", "searches the literature; the clause names no paper or method to look up",
+             "paper" in have.objects and "paper" not in asked.objects),
+            ("objects", f"works on {', '.join(sorted(have.objects)) or 'other things'}, not {', '.join(unnamed)}",
+             bool(unnamed)),
+            ("figure only", "only draws a figure; the clause asks for a result",
+             _produces_figure_only(action) and (no_plot or not (wants_plot or sees))),
+            ("no figure", "makes no figure; the clause asks for one", wants_plot and not _makes_figure(action)),
+        ) if applies]
+        if ok and vetoes:
+            ok, reason = False, vetoes[0][1]
+        return Candidate(action.name, action.tool, score, semantic, ok, reason, tuple(k for k, _ in vetoes))
 
 
 def library_vocabulary(actions: Iterable[Action]) -> Vocabulary:

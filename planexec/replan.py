@@ -103,7 +103,7 @@ def substitutes(run: RunState, failed: PlanStep, added: list[PlanStep], planner:
         cands = [actions[n] for n in names if n in actions]
         if not cands:
             continue
-        best = judge.candidates(goal, cands)[0]
+        best = judge.candidates(goal, cands, rivals=list(actions.values()))[0]
         if best.accepted:
             passed.append(s.step_num)
         else:

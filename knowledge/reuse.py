@@ -288,5 +288,6 @@ class ReusePolicy:
             return False, combined, "no named input/output variable matches"
         if combined < self.threshold:
             extra = f" (unspecified: {', '.join(terms.unspecified)})" if terms.unspecified else ""
-            return False, combined, f"score {combined:.2f} below {self.threshold:.2f}{extra}{io_text}"
+            digits = 2 if round(combined, 2) < round(self.threshold, 2) else 3  # never "0.40 below 0.40"
+            return False, combined, f"score {combined:.{digits}f} below {self.threshold:.{digits}f}{extra}{io_text}"
         return True, combined, f"semantic {semantic:.2f}, score {combined:.2f}, no conflicting specifics{io_text}"

@@ -86,6 +86,12 @@ def input_notes(meta: Any) -> str:
     return f"\n\nInput: {note}." if note else ""
 
 
+def _why_failed(step: StepResult) -> str:
+    """Each attempt's reason, first tool first: a fallback's own failure must not hide why the tool failed."""
+    reasons = [a.error or (a.verdict.reason if a.verdict else "") for a in step.attempts]
+    return "; then ".join(dict.fromkeys(r for r in reasons if r)) or "no tool ran"
+
+
 class TemplateSynthesizer:
     """A deterministic answer: the figures the request asks about, what each step found, what failed."""
 
@@ -108,8 +114,7 @@ class TemplateSynthesizer:
         if failed or skipped:
             lines += ["", f"Partial result: {len(failed)} step(s) failed, {len(skipped)} skipped:"]
             for s in failed:
-                why = s.attempts[-1].error or (s.attempts[-1].verdict.reason if s.attempts[-1].verdict else "") if s.attempts else "no tool ran"
-                lines.append(f"- Step {s.step.step_num} failed: {s.step.goal} ({why})")
+                lines.append(f"- Step {s.step.step_num} failed: {s.step.goal} ({_why_failed(s)})")
             lines += [f"- Step {s.step.step_num} skipped: {s.summary}" for s in skipped]
         if not lines:
             return "No step produced a result."

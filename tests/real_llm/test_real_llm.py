@@ -25,6 +25,7 @@ from tests.real_llm.proxy import FAULTS, FaultProxy
 pytestmark = [pytest.mark.slow, pytest.mark.real_llm]
 
 SLACK = 5.0
+IMAGES = Path(__file__).resolve().parents[2] / "data" / "images"
 """Seconds a run or call may end after its deadline (closing sockets, writing reports)."""
 
 
@@ -101,6 +102,19 @@ def test_every_request_right_offline_is_right_with_the_model(local_server: Local
         if before == "right":
             assert after == "right", f"{case.name}: right offline, {online.status} with the model: {online.errors}"
             assert online.usage.calls == 0, f"{case.name}: a covered request asked the model"
+
+
+def test_a_quantity_no_step_computes_is_not_succeeded_with_the_model_either(
+        local_server: LocalServer, tmp_path: Path) -> None:
+    """Offline this ends partial ("computes no fraction"); a model may add a step that computes it, never a claim."""
+    request = "what fraction of the neurons fire at least one transient?"
+    started = time.monotonic()
+    result = Orchestrator.from_config(config(tmp_path, local_server.base_url, 45)).run(request, images=IMAGES)
+    assert time.monotonic() - started < 45 + SLACK
+    if result.status == "succeeded":
+        assert any(w in k for k in result.results for w in ("fraction", "proportion", "percent")), result.results
+    else:
+        assert "fraction" in result.answer, result.answer
 
 
 # Last in the module: a run cut at its deadline leaves the server finishing the abandoned reply.

@@ -136,6 +136,10 @@ class GuidedExecutor:
             if output is not None and error is None
             else Verdict(False, error or "no output", "tool" if output is not None else "exception")
         )
+        if error is None and not verdict.ok and verdict.decided_by == "heuristic" and step.serves:
+            budget = getattr(ctx.llm, "budget", None)  # the library did not serve this clause after all:
+            if budget is not None:                      # a configured model may now add (python_coder, a replan)
+                budget.reopen()
         duration = time.perf_counter() - started
         tripped: RunAborted | None = None
         try:

@@ -58,6 +58,10 @@ class RunBudget:
         """Refuse every further model call of this run, saying why."""
         self.closed = reason
 
+    def reopen(self) -> None:
+        """Allow model calls again (a clause the library was judged to cover turned out not to be served)."""
+        self.closed = ""
+
     def check(self, where: str) -> None:
         """Raise BudgetExhausted naming the spent budget and `where` the run was."""
         if self.closed:

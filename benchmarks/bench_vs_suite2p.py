@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/bench_vs_suite2p.py                 # every kind, held-out seeds 41-45
     .venv/bin/python benchmarks/bench_vs_suite2p.py --quick         # every kind, held-out seed 41
+    .venv/bin/python benchmarks/bench_vs_suite2p.py --seeds 61,62,63,64,65   # next held-out round
     .venv/bin/python benchmarks/bench_vs_suite2p.py --seeds 3,4     # those seeds only (seen: tuning)
     .venv/bin/python benchmarks/bench_vs_suite2p.py --large         # adds one 512x512x2000 movie
     .venv/bin/python benchmarks/bench_vs_suite2p.py --kinds large_512 --s2p-k 2.0   # only that one
@@ -13,6 +14,8 @@ Movies come from `planexec.tools.calcium_synth` (kinds: dim close cells with neu
 Held-out seeds: 41, 42, 43, 44, 45, fixed before the last issue-13 round ran anything on them; it
 ran them once, with the method final (d4559cc), and printed their rows: a later round tuning on
 anything needs fresh held-out seeds.
+Next held-out seeds: 61, 62, 63, 64, 65, fixed before the issue-13 round on false cells under
+non-rigid drift (branch calcium13f, which tunes on drift_nonrigid 51-60) ran anything on them.
 The earlier held-out seeds 3, 4 and 31-33 (SEEN_SEEDS) had their per-movie rows printed and were
 tuned on since, so they are tuning seeds now (21 is the held-out seed of tests/calcium: seen too).
 Scoring (issue 13): cells matched one-to-one by centroid within 4 px, in each pipeline's own

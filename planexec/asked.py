@@ -26,7 +26,7 @@ _STOP_AT = re.compile(
 QUANTITIES = frozenset("""
     fraction proportion percentage percent ratio share mean median mode max min sum std variance skewness
     kurtosis area size diameter radius length width perimeter volume rate frequency time duration latency
-    interval delay tau amplitude peak height snr noise correlation covariance slope integral auc
+    interval delay lag tau amplitude peak height snr noise correlation covariance slope integral auc
     forecast prediction distribution histogram spectrum entropy power density count
 """.split())
 """Words naming a quantity a result either has or has not: only these are checked. Other words
@@ -55,6 +55,25 @@ def asked_phrase(clause: str) -> str:
         return ""  # "tell me which curves are outliers" names the members it wants, not a quantity
     stop = _STOP_AT.search(rest)
     return rest[: stop.start() if stop else len(rest)].strip()
+
+
+_WHICH_MOST = re.compile(
+    r"^\s*(?:(?:tell|show|give)\s+me\s+)?which\s+(?P<item>[a-z]+)\b.*?\b(?<!at )(?:most|least|highest|lowest|"
+    r"largest|smallest|biggest|best|worst|strongest|weakest|brightest|dimmest|top|max(?:imum)?|min(?:imum)?)\b", re.I)
+_NAMES_A_MEMBER = re.compile(r"(?:^|_)(?:index|idx|id|ids|argmax|argmin|best|top|rank|ranking|which)(?:_|$)", re.I)
+
+
+def asks_for_member(clause: str) -> str:
+    """The kind of item a superlative question picks ("which region has the highest revenue" -> "region")."""
+    m = _WHICH_MOST.match(clause)
+    return m.group("item").lower() if m else ""
+
+
+def names_a_member(item: str, names: Iterable[str], texts: Iterable[str] = ()) -> bool:
+    """Whether results can say which item: an index, id or rank result (a per-item list such as
+    events_per_cell holds the values, not the answer), or a text naming one ("median is curve 13")."""
+    said = re.compile(rf"\b{re.escape(_stem(item))}s?\s+#?\d+", re.I)
+    return any(_NAMES_A_MEMBER.search(n) for n in names) or any(said.search(t) for t in texts)
 
 
 def _stem(word: str) -> str:
@@ -87,7 +106,12 @@ def unexplained(phrase: str, names: Iterable[str]) -> list[str]:
     for w, c in _words(phrase):
         if c not in QUANTITIES:
             continue
-        if not (w == "number" and seen) and c not in have:  # "the average number of units" asks a mean
+        if w == "number" and asked and asked[-1] == "total":  # "the total number of events" is a count
+            asked.pop()
+            c = "count"
+        elif w == "number" and seen:  # "the average number of units" asks a mean
+            continue
+        if c not in have:
             asked.append(w)
         seen = True
     return asked

@@ -6,7 +6,7 @@ import math
 import re
 from typing import Any
 
-from planexec.asked import asked_phrase, unexplained
+from planexec.asked import asked_phrase, asks_for_member, names_a_member, unexplained
 from planexec.errors import LLMError
 from planexec.llm.base import LLM, Message, complete_json
 from planexec.models import PlanStep, Verdict
@@ -122,6 +122,10 @@ def goal_verdict(step: PlanStep, output: ToolOutput, names: dict[str, Any],
     if wants_number and not any(_numeric(v) for v in names.values()) and not any(
             isinstance(v, list) and v and all(_numeric(x) for x in v) for v in names.values()):
         return Verdict(False, f'"{step.serves}" asks for a number and the output holds none', "heuristic")
+    item = asks_for_member(step.serves)
+    if item and not names_a_member(item, names, [output.summary, *(v for v in names.values() if isinstance(v, str))]):
+        return Verdict(False, f'"{step.serves}" asks which {item}; the step\'s results ({", ".join(sorted(names)[:8]) or "none"}) '
+                       f"name no {item} and no index", "heuristic")
     phrase = asked_phrase(step.serves)
     missing = unexplained(phrase, [step.goal, step.success_criteria, output.summary, *_names_within(names),
                                    _self_description(step, ctx)]) if phrase else []

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from planexec.asked import asked_phrase, unexplained
+from planexec.asked import asked_phrase, asks_for_member, names_a_member, unexplained
 
 
 @pytest.mark.parametrize(("clause", "phrase"), [
@@ -40,6 +40,9 @@ def test_the_asked_phrase(clause: str, phrase: str) -> None:
     ("predict revenue", ["Describe table", "mean_revenue"], ["predict"]),
     ("count the number of spikes", ["Deconvolve spikes", "n_transients", "events"], []),
     ("average number", ["Describe table", "mean_units"], []),
+    ("total number", ["Deconvolve spikes", "n_transients"], []),
+    ("total number", ["Describe table", "mean_units"], ["number"]),
+    ("cross-correlation lag", ["Correlation between cells", "mean_correlation"], ["lag"]),
     ("number", ["Describe table", "mean_units"], ["number"]),
 ])
 def test_quantity_words_must_be_named_by_the_results(phrase: str, names: list[str], missing: list[str]) -> None:
@@ -51,3 +54,22 @@ def test_any_text_gives_a_phrase_that_its_own_words_explain(text: str) -> None:
     phrase = asked_phrase(text)
     assert isinstance(phrase, str)
     assert unexplained(phrase, [phrase]) == [], "a result named like the question answers it"
+
+
+@pytest.mark.parametrize(("clause", "item", "names", "answered"), [
+    ("which region has the highest revenue?", "region", ["mean_revenue", "max_revenue"], False),
+    ("which curve is most typical?", "curve", ["median_index", "n_curves"], True),
+    ("tell me which cell fires the most", "cell", ["events_per_cell", "event_rate"], False),
+    ("which curves are outliers", "", [], True),
+    ("which neurons fire at least once", "", [], True),
+    ("what fraction of the neurons fire at least one transient?", "", [], True),
+])
+def test_a_superlative_question_needs_a_result_that_names_the_item(clause: str, item: str, names: list[str],
+                                                                  answered: bool) -> None:
+    assert asks_for_member(clause) == item
+    assert not item or names_a_member(item, names) == answered
+
+
+def test_a_text_naming_the_item_answers_which() -> None:
+    assert names_a_member("curve", ["uncertainty_report"], ["40 curves: median is curve 13 (flat)"])
+    assert not names_a_member("curve", ["uncertainty_report"], ["40 curves, 3 outliers"])

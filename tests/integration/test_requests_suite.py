@@ -156,3 +156,9 @@ def test_a_given_curves_file_is_loaded_not_replaced_by_generated_curves(orch: Or
     assert result.status == "succeeded", result.answer
     assert [s.step.primary_tools[0] for s in result.steps] == ["load_curves", "plot_functional_boxplot"]
     assert result.results["n_curves"] == 40
+
+
+def test_which_item_is_highest_is_not_answered_by_the_highest_value(orch: Orchestrator) -> None:
+    result = orch.run("which region has the highest revenue?", files=[SALES])
+    assert result.status != "succeeded", result.answer
+    assert "asks which region" in result.answer

@@ -93,7 +93,6 @@ def _unpack(value: Any, folder: Path, written: set[str] | None) -> Any:
 
 
 def _load_array(folder: Path, name: Any, written: set[str] | None) -> Any:
-    import numpy as np
 
     ok = isinstance(name, str) and _ARRAY_NAME.match(name) and (written is None or name in written)
     if not ok:
@@ -103,7 +102,8 @@ def _load_array(folder: Path, name: Any, written: set[str] | None) -> Any:
     with os.fdopen(fd, "rb") as fh:
         if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
             raise InputError(f"{folder / name} is not a regular file; run the request again")
-        return np.load(fh, allow_pickle=False)
+        from planexec.sandbox.parsing import load_npy
+        return load_npy(fh, allow_pickle=False)
 
 
 def tool_modules(run: RunState) -> list[str]:

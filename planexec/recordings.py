@@ -84,9 +84,9 @@ def movie_bytes(path: Path) -> int:
                 w, h = im.size
             return len(frames) * w * h * 4
         if path.suffix == ".npy":
-            import numpy as np
+            from planexec.sandbox.parsing import load_npy
 
-            arr = np.load(path, mmap_mode="r")
+            arr = load_npy(path, mmap_mode="r")
             return int(arr.size) * 4
         if path.suffix.lower() in (".tif", ".tiff"):
             import tifffile

@@ -113,7 +113,8 @@ def load_report(path: str | Path) -> dict[str, Any]:
     def restore(obj: Any) -> Any:
         if isinstance(obj, dict):
             if REF_KEY in obj and set(obj) <= {REF_KEY, "shape", "dtype"}:
-                return to_jsonable(np.load(folder / obj[REF_KEY], allow_pickle=False))
+                from planexec.sandbox.parsing import load_npy
+                return to_jsonable(load_npy(folder / obj[REF_KEY], allow_pickle=False))
             return {k: restore(v) for k, v in obj.items()}
         if isinstance(obj, list):
             return [restore(v) for v in obj]

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from planexec.errors import InputError
 from planexec.sandbox import wire
+from planexec.sandbox.parsing import read_npy_header
 from planexec.sandbox.result import ExecutionResult
 
 if TYPE_CHECKING:
@@ -91,9 +92,7 @@ def file_backed(arr: Any) -> str | None:
         return None
     try:
         with open(path, "rb") as fh:
-            version = np.lib.format.read_magic(fh)
-            read = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
-            shape, fortran, dtype = read(fh)
+            shape, fortran, dtype = read_npy_header(fh)
             offset = fh.tell()
     except (OSError, ValueError):
         return None

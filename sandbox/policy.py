@@ -8,9 +8,10 @@ can see them); the boundary is the confined worker process (see `planexec.sandbo
 from __future__ import annotations
 
 import ast
-import threading
 from collections.abc import Collection
 from dataclasses import dataclass
+
+from planexec.sandbox.parsing import PARSE_LOCK
 
 DEFAULT_ALLOWED_IMPORTS: frozenset[str] = frozenset(
     {
@@ -77,12 +78,6 @@ class Violation:
         return f"line {self.line}: {self.message}"
 
 
-# CPython 3.11 counts AST-construction depth in interpreter-wide state: two threads parsing at once
-# (parallel steps check their code concurrently) can fail with "SystemError: AST constructor
-# recursion depth mismatch" when a thread switch lands mid-parse (python/cpython gh-106905).
-_PARSE_LOCK = threading.Lock()
-
-
 def check(code: str, allowed_imports: Collection[str] = DEFAULT_ALLOWED_IMPORTS) -> list[Violation]:
     """Lint `code`; an empty list means it may run. Never raises on any input."""
     if not isinstance(code, str):
@@ -90,7 +85,7 @@ def check(code: str, allowed_imports: Collection[str] = DEFAULT_ALLOWED_IMPORTS)
     if len(code) > MAX_CODE_CHARS:
         return [Violation(0, f"code is {len(code)} characters; the limit is {MAX_CODE_CHARS}")]
     try:
-        with _PARSE_LOCK:
+        with PARSE_LOCK:  # parallel steps check code at once (planexec.sandbox.parsing)
             tree = ast.parse(code, filename="<sandbox>")
     except SyntaxError as exc:
         return [Violation(exc.lineno or 0, f"syntax error: {exc.msg}")]

@@ -109,15 +109,12 @@ def decode(obj: Any, load_array: Callable[[str], Any], depth: int = 0) -> Any:
 
 def npy_header(fh: Any) -> tuple[Any, tuple[int, ...], bool, int]:
     """(dtype, shape, fortran_order, data offset) of an open .npy file, without reading data."""
-    import numpy as np
+    from planexec.sandbox.parsing import read_npy_header
 
-    version = np.lib.format.read_magic(fh)
-    if version == (1, 0):
-        shape, fortran, dtype = np.lib.format.read_array_header_1_0(fh)
-    elif version in ((2, 0), (3, 0)):
-        shape, fortran, dtype = np.lib.format.read_array_header_2_0(fh)
-    else:
-        raise WireError(f"unsupported .npy version {version}")
+    try:
+        shape, fortran, dtype = read_npy_header(fh)
+    except ValueError as exc:
+        raise WireError(str(exc)) from None
     if dtype.hasobject:
         raise WireError("object arrays are refused")
     return dtype, tuple(int(n) for n in shape), bool(fortran), fh.tell()

@@ -236,7 +236,8 @@ def _load_file(path: Path, dataset: str | None, axes: str | None) -> tuple[np.nd
                 if fh.read(6) != b"\x93NUMPY":  # else numpy takes it for a pickle and suggests allow_pickle
                     raise InputError(f"{path}: cannot be read as an image stack: not a NumPy .npy array (no "
                                      ".npy header: damaged, truncated or another format); write it with numpy.save")
-            raw = np.load(path, allow_pickle=False)
+            from planexec.sandbox.parsing import load_npy
+            raw = load_npy(path, allow_pickle=False)
         elif suffix in TIFF_SUFFIXES:
             raw = _read_tiff(path)
         elif suffix in PNG_SUFFIXES:
@@ -282,9 +283,8 @@ def _streamable(path: Path) -> bool:
                 raise InputError(f"{path}: cannot be read as an image stack: not a NumPy .npy array (no "
                                  ".npy header: damaged, truncated or another format); write it with numpy.save")
             fh.seek(0)
-            version = np.lib.format.read_magic(fh)
-            header = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
-            shape = header(fh)[0]
+            from planexec.sandbox.parsing import read_npy_header
+            shape = read_npy_header(fh)[0]
         return len(shape) == 3 and min(shape) > 0
     return False
 

@@ -130,9 +130,8 @@ def _view(array: Any, t: int, y: int, x: int) -> Callable[[int, int], np.ndarray
 
 def _open_npy(path: Path, axes: str | None) -> Movie:
     with path.open("rb") as fh:
-        version = np.lib.format.read_magic(fh)
-        header = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
-        shape, fortran, dtype = header(fh)
+        from planexec.sandbox.parsing import read_npy_header
+        shape, fortran, dtype = read_npy_header(fh)
         offset = fh.tell()
     if dtype.hasobject:
         raise InputError(f"{path.name} holds Python objects, not pixels; save a numeric array")

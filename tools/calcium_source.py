@@ -146,7 +146,8 @@ def _direct_npy(path: Path, movie: Movie) -> np.ndarray | None:
     """The `.npy` itself mapped read-only, when it is C-ordered T×H×W in a numeric type."""
     if path.suffix.lower() != ".npy":
         return None
-    mapped = np.load(path, mmap_mode="r", allow_pickle=False)
+    from planexec.sandbox.parsing import load_npy
+    mapped = load_npy(path, mmap_mode="r", allow_pickle=False)
     if mapped.shape != movie.shape or not mapped.flags.c_contiguous or mapped.dtype.kind not in "biuf":
         return None
     return mapped
@@ -161,7 +162,8 @@ def _write_npy(movie: Movie, target: Path, chunk: int = 64) -> np.ndarray:
         if out._mmap is not None:  # written pages go to disk, not into this process's memory
             out._mmap.madvise(mmap.MADV_DONTNEED)
     del out
-    return np.load(target, mmap_mode="r", allow_pickle=False)
+    from planexec.sandbox.parsing import load_npy
+    return load_npy(target, mmap_mode="r", allow_pickle=False)
 
 
 __all__ = ["RAW", "SCALED", "STREAMED", "STREAM_BYTES", "RunMovie", "open_for_run"]

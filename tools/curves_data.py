@@ -29,7 +29,8 @@ def read_curves(path: str | Path, transpose: bool = False) -> np.ndarray:
     suffix = p.suffix.lower()
     if suffix == ".npy":
         try:
-            data = np.load(p, allow_pickle=False)
+            from planexec.sandbox.parsing import load_npy
+            data = load_npy(p, allow_pickle=False)
         except ValueError as exc:
             raise CurveDataError(f"{p.name} is not a plain numeric .npy array ({exc})") from None
     elif suffix in CURVE_SUFFIXES:

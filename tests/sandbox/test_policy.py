@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import gc
+import io
 import string
 import sys
 import threading
 from pathlib import Path
 
+import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from planexec.sandbox import policy
+from planexec.sandbox import policy, wire
 
 
 def messages(code: str) -> list[str]:
@@ -122,13 +124,17 @@ def test_forbidden_names_never_get_through(prefix, template, name, attr, mod):
 
 
 def test_checks_from_parallel_steps_do_not_race():
-    """Parallel steps check code in threads; CPython's shared AST state made one fail in the suite."""
+    """Parallel steps check code and read arrays' headers in threads; CPython's shared AST state made one
+    fail in the suite."""
     code = Path(policy.__file__).read_text()
     failures: list[str] = []
 
     class Cycle:
         def __del__(self) -> None:  # a finaliser that runs during a parse makes threads switch there
             pass
+
+    header = io.BytesIO()
+    np.save(header, np.zeros((3, 4), np.float32))
 
     def check_many() -> None:
         for _ in range(20):
@@ -138,6 +144,7 @@ def test_checks_from_parallel_steps_do_not_race():
             del junk
             try:
                 policy.check(code)
+                wire.npy_header(io.BytesIO(header.getvalue()))  # numpy parses the header as Python syntax
             except SystemError as exc:
                 failures.append(str(exc))
 

@@ -31,11 +31,16 @@ QUANTITIES = frozenset("""
 """.split())
 """Words naming a quantity a result either has or has not: only these are checked. Other words
 ("resting", "pairwise", "local") describe the object, and the coverage decision has judged them."""
-_SAME = {"average": "mean", "avg": "mean", "maximum": "max", "largest": "max", "biggest": "max", "highest": "max",
-         "peak": "max", "minimum": "min", "smallest": "min", "lowest": "min", "total": "sum",
-         "deviation": "std", "sd": "std", "stdev": "std", "percentile": "percent", "frequencies": "frequency",
-         "spread": "std", "number": "count", "n": "count", "num": "count", "npix": "area", "counts": "count", "size": "area", "predict": "forecast", "extrapolate": "forecast",
-         "correlate": "correlation"}
+_SAME = {
+    "average": "mean", "avg": "mean",
+    "maximum": "max", "largest": "max", "biggest": "max", "highest": "max", "peak": "max",
+    "minimum": "min", "smallest": "min", "lowest": "min",
+    "total": "sum", "deviation": "std", "sd": "std", "stdev": "std", "spread": "std",
+    "percentile": "percent", "frequencies": "frequency", "correlate": "correlation",
+    "number": "count", "n": "count", "num": "count", "counts": "count",  # n_cells, num_events
+    "size": "area", "npix": "area", "predict": "forecast", "extrapolate": "forecast",
+}
+"""Canonical forms, so a result named n_transients answers "the number of transients"."""
 _PHRASES = ((re.compile(r"(?i)(?:decay )?time constants?"), " tau "), (re.compile(r"(?i)signal[- ]to[- ]noise"), " snr "),
             (re.compile(r"(?i)(?:Δ|delta\s*)f\s*/\s*f0?|\bdf\s*/\s*f0?"), " dff "),
             (re.compile(r"(?i)area under (?:the |each )?curve"), " auc "))

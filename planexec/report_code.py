@@ -107,8 +107,7 @@ def load_movie(path, time_axis=TIME_AXIS):
             pieces.append(frame.reshape(-1, *frame.shape[-2:]))
         raw = np.concatenate(pieces)
     elif path.suffix.lower() == ".npy":
-        from planexec.sandbox.parsing import load_npy
-        raw = np.moveaxis(load_npy(path, mmap_mode="r", allow_pickle=False), time_axis, 0)
+        raw = np.moveaxis(np.load(path, mmap_mode="r", allow_pickle=False), time_axis, 0)
         if raw.dtype.kind == "u" and raw.size * 4 > 2 ** 30:
             return raw
     else:

@@ -42,6 +42,15 @@ class Action:
         return (self.description, *self.examples)
 
 
+def makes_up_data(tools: ToolRegistry, name: str) -> bool:
+    """A data tool that neither reads a file nor takes a variable: it generates synthetic input,
+    so it never answers a request about the user's own data."""
+    tool = tools.get(name) if name in tools else None
+    props = set((getattr(tool, "input_schema", None) or {}).get("properties") or {})
+    return (tool is not None and getattr(tool, "type", "") == "data" and not props & {"path", "file", "files"}
+            and not getattr(tool, "consumes", ()))
+
+
 def actions_from(tools: ToolRegistry, capabilities: Iterable[Any] = ()) -> list[Action]:
     """Every tool as an action, plus one action per capability when `run_capability` exists."""
     out = [

@@ -51,7 +51,7 @@ def asked_phrase(clause: str) -> str:
     lead = _LEAD.match(clause)
     if not lead:
         first = re.match(r"\s*(?:please\s+)?([A-Za-z]+)", clause)
-        if first and _SAME.get(_stem(first.group(1).lower()), _stem(first.group(1).lower())) in QUANTITIES:
+        if first and _canonical(first.group(1).lower()) in QUANTITIES:
             stop = _STOP_AT.search(clause, first.end())  # "forecast next month's revenue": the verb is the quantity
             return clause[first.start(1): stop.start() if stop else len(clause)].strip()
         return ""
@@ -95,7 +95,12 @@ def _words(text: str) -> list[tuple[str, str]]:
     for pattern, canon in _PHRASES:
         text = pattern.sub(canon, text)
     words = re.findall(r"[a-z][a-z0-9]*", text.lower().replace("_", " "))
-    return [(w, _SAME.get(_stem(w), _stem(w))) for w in words]
+    return [(w, _canonical(w)) for w in words]
+
+
+def _canonical(word: str) -> str:
+    stem = _stem(word)
+    return _SAME.get(stem, stem)
 
 
 def quantity_words(text: str) -> set[str]:

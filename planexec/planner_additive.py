@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from planexec.actions import actions_from, reachable
+from planexec.actions import actions_from, makes_up_data, reachable
 from planexec.coverage import INPUT, Coverage, assess
 from planexec.errors import LLMError, NotCovered, PlanValidationError
 from planexec.models import Plan, PlanStep
@@ -101,13 +101,8 @@ def _no_substitute(added: Plan, ctx: PlanningContext) -> None:
     """
     if not (ctx.files or ctx.images is not None or _NAMED_FILE.search(ctx.request)):
         return
-    def generates(name: str) -> bool:  # a data tool that neither reads a file nor takes a variable
-        tool = ctx.tools.get(name) if name in ctx.tools else None
-        props = set((getattr(tool, "input_schema", None) or {}).get("properties") or {})
-        return (tool is not None and getattr(tool, "type", "") == "data" and not props & {"path", "file", "files"}
-                and not getattr(tool, "consumes", ()))
-
-    made_up = sorted({n for st in added.steps for n in (*st.primary_tools, *st.fallback_tools) if generates(n)})
+    made_up = sorted({n for st in added.steps for n in (*st.primary_tools, *st.fallback_tools)
+                      if makes_up_data(ctx.tools, n)})
     if made_up:
         raise SubstitutePlan(f"the model planned generated data ({', '.join(made_up)}) instead of the data the "
                              "request names")

@@ -11,7 +11,7 @@ import dataclasses
 import re
 from dataclasses import dataclass
 
-from planexec.actions import Action, actions_from, reachable
+from planexec.actions import Action, actions_from, makes_up_data, reachable
 from planexec.coverage import (
     INPUT,
     NOTHING,
@@ -69,8 +69,8 @@ class HeuristicPlanner:
         if user_data and not _ASKS_GENERATED.search(ctx.request):
             # made-up data never serves a request about the user's own ("fit a gaussian process to
             # the curves" is not answered by generating gaussian curves)
-            actions = [a for a in actions if not _generates(a)]
-            candidates = [a for a in candidates or () if not _generates(a)]
+            actions = [a for a in actions if not makes_up_data(ctx.tools, a.tool)]
+            candidates = [a for a in candidates or () if not makes_up_data(ctx.tools, a.tool)]
         coverage = assess(without_paths(ctx.request), actions, self.scorer, has_input=has_input)
         if coverage.complete:
             return coverage
@@ -185,11 +185,6 @@ class HeuristicPlanner:
 
 
 _ASKS_GENERATED = re.compile(r"\b(?:generat|simulat|synthe|make up|made-up|random|toy|fake)", re.I)
-
-
-def _generates(a: Action) -> bool:
-    """A data action that reads nothing and makes data: a generator of synthetic input."""
-    return a.type == "data" and not a.inputs and bool(a.outputs)
 
 
 def _criteria(a: Action) -> str:

@@ -125,7 +125,8 @@ def test_killed_runs_resume_and_report_with_reuse_counted_once(tmp_path: Path, d
         proc.communicate(timeout=30)
         new = sorted(set((tmp_path / "outs").iterdir()) - runs_before)
         report = None
-        if new and (new[0] / "checkpoint.jsonl").exists() and not (new[0] / "report.json").exists():
+        # reports are written before the end-of-run bookkeeping, so only the journal's "finished" says done
+        if new and (new[0] / "checkpoint.jsonl").exists() and not _finished(new[0] / "checkpoint.jsonl"):
             done = cli("resume", str(new[0]), "--json", env=env)
             unclear = int(done.returncode not in (0, 2) or "Traceback" in done.stderr)
             if done.returncode == 0:
@@ -154,6 +155,14 @@ def test_killed_runs_resume_and_report_with_reuse_counted_once(tmp_path: Path, d
     assert resumed.returncode == 0, resumed.stderr
     record("SIGKILL after the end-of-run commit, then resume")
     assert _total_reuse(tmp_path / "home") == before, "the resumed run counted its reuse a second time"
+
+
+def _finished(journal: Path) -> bool:
+    lines = [line for line in journal.read_text().splitlines() if line.strip()]
+    try:
+        return bool(lines) and bool(json.loads(lines[-1]).get("finished"))
+    except json.JSONDecodeError:  # killed mid-line: the last whole line decides on resume
+        return False
 
 
 def _total_reuse(home: Path) -> int:

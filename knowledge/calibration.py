@@ -210,14 +210,16 @@ def kfold_coverage(pairs: Sequence[CoveragePair], actions: Sequence[Any], scorer
     fold also picks the penalty that gives the best recall at `min_precision` on its training folds.
     With `shipped` (the threshold planexec uses), the decision at it is measured on the same pairs too.
     """
-    from planexec.coverage import Judge, library_vocabulary
+    from planexec.coverage import Judge, library_vocabulary, upstream_tasks
 
     by_name = {a.name: a for a in actions}
     vocabulary = library_vocabulary(actions)  # the library's words, not labels: the same in every fold
+    upstream = upstream_tasks(actions)
 
     def score(items: Sequence[CoveragePair], penalty: float) -> list[tuple[CoveragePair, float, float, str]]:
         # every pair scored (threshold -10); the fitted threshold is applied below
-        judge = Judge(scorer, ReusePolicy(threshold=-10.0, unspecified_penalty=penalty), vocabulary=vocabulary)
+        judge = Judge(scorer, ReusePolicy(threshold=-10.0, unspecified_penalty=penalty), vocabulary=vocabulary,
+                      upstream=upstream)
         out = []
         for p in items:
             cand = judge.candidates(p.query, [by_name[p.action]])[0]
@@ -270,11 +272,12 @@ def coverage_features(pairs: Sequence[CoveragePair], actions: Sequence[Any], sco
                       names: Sequence[str] | None = None) -> list[list[float]]:
     """The learned decision's features of each pair: its action's candidate among all actions for the clause.
     `cache` keeps them by (clause, action) across calls with the same actions and scorer."""
-    from planexec.coverage import Judge, library_vocabulary
+    from planexec.coverage import Judge, library_vocabulary, upstream_tasks
     from planexec.coverage_model import FEATURES, WORDING, pair_features
     from planexec.coverage_wording import unexplained_words
 
-    judge = Judge(scorer, ReusePolicy(threshold=-10.0), vocabulary=library_vocabulary(actions))
+    judge = Judge(scorer, ReusePolicy(threshold=-10.0), vocabulary=library_vocabulary(actions),
+                  upstream=upstream_tasks(actions))
     cache = {} if cache is None else cache
     for p in pairs:
         if (p.query, p.action) not in cache:

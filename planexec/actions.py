@@ -35,6 +35,8 @@ class Action:
     """Keywords of a capability; the coverage decision reads their method and statistic names."""
     numeric_args: tuple[str, ...] = ()
     """A tool's integer/number parameters: a number in the request may set one."""
+    reports: tuple[str, ...] = ()
+    """Result keys a tool states beside its run variables (n_curves, n_outliers): what it can answer."""
 
     @property
     def texts(self) -> tuple[str, ...]:
@@ -63,6 +65,7 @@ def actions_from(tools: ToolRegistry, capabilities: Iterable[Any] = ()) -> list[
             outputs=tuple(getattr(t, "produces", ())),
             title=t.name.replace("_", " ").capitalize(),
             numeric_args=_numeric_args(t),
+            reports=tuple(getattr(t, "reports", ())),
         )
         for t in tools
         if t.name != CAPABILITY_TOOL and t.type != "code"
@@ -90,6 +93,11 @@ def actions_from(tools: ToolRegistry, capabilities: Iterable[Any] = ()) -> list[
 def _numeric_args(tool: Any) -> tuple[str, ...]:
     props = (getattr(tool, "input_schema", None) or {}).get("properties") or {}
     return tuple(k for k, v in props.items() if isinstance(v, dict) and v.get("type") in ("integer", "number"))
+
+
+def producers(actions: Sequence[Action]) -> dict[str, tuple[Action, ...]]:
+    """For each action, the actions that make one of its inputs (segmentation for a cell counter)."""
+    return {a.name: tuple(b for b in actions if b is not a and set(b.outputs) & set(a.inputs)) for a in actions}
 
 
 def reachable(actions: Sequence[Action], roots: set[str]) -> list[Action]:

@@ -22,10 +22,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from planexec.actions import Action, split_clauses
+from planexec.action_cards import NotServed, load_cards
+from planexec.actions import Action, producers, split_clauses
 from planexec.coverage_names import Vocabulary, unknown_methods
 from planexec.coverage_tables import asked_columns, table_columns, with_columns
 from planexec.coverage_terms import Named, denial_conflicts, split_negated, worked_on
+from planexec.coverage_wording import action_words
 from planexec.datafiles import shipped
 from planexec.knowledge.reuse import ReusePolicy, compare_terms
 from planexec.similarity import Scorer, tokens
@@ -39,10 +41,19 @@ NOTHING = "nothing"
 """`served_by` of a clause that asks for nothing to compute ("please be quick")."""
 
 # Each scorer's threshold of the combined score. The embedding's was 0.55 while a method nobody listed
-# ("Mask R-CNN") could only be stopped by the score; with unknown method names rejected (coverage_names)
-# 0.40 keeps the requests suite (where every action competes) right and serves more paraphrases of
-# development sets a-c. benchmarks/bench_reuse_decision.py prints the held-out figures at it.
-THRESHOLDS: dict[str, float] = {"embedding": 0.4, "keyword": 0.2}
+# ("Mask R-CNN") could only be stopped by the score, then 0.40 with unknown method names rejected
+# (coverage_names). With the action cards' served requests among the phrasings a paraphrase scores higher,
+# and 0.45 with the two card rules below gave the best precision at recall >= 0.90 pooled over the
+# development sets a-g and i. benchmarks/bench_reuse_decision.py prints the held-out figures at it.
+THRESHOLDS: dict[str, float] = {"embedding": 0.45, "keyword": 0.2}
+# A near miss (the card's "not" list) refuses an action when the clause is closer to it than to anything the
+# action serves and says a word that sets the near miss apart ("each cortical layer"), or is closer by
+# NEAR_MISS_ALONE whatever it says. Keyword overlap is too coarse to tell them apart, so it has none.
+NEAR_MISS_MARGINS: dict[str, float] = {"embedding": 0.0}
+NEAR_MISS_ALONE = 0.15
+# Taken off the similarity per content word of the clause that nothing the action serves says ("podcast",
+# "Mahalanobis", "genotypes"): the cards make an action's own words a wide enough net for this to be fair.
+UNSAID_PENALTIES: dict[str, float] = {"embedding": 0.06}
 
 _DOMAIN = frozenset(tokens(
     "cell neuron roi trace fluorescence calcium image images movie frame frames stack pixel tiff "
@@ -185,10 +196,25 @@ def tool_phrasings() -> dict[str, tuple[str, ...]]:
     return {k: tuple(v) for k, v in data["tools"].items()}
 
 
-def phrasings(action: Action) -> tuple[str, ...]:
-    """The texts a clause is scored against: the action's own, plus shipped phrasings of a tool."""
+def phrasings(action: Action, cards: bool = True) -> tuple[str, ...]:
+    """The texts a clause is scored against: the action's own, shipped phrasings of a tool, and (with `cards`)
+    its card's requests it serves (`planexec.action_cards`). A card's wording widens what the clause may say;
+    its numbers and incidental words are not the action's specifics, so `named` reads the others only."""
     extra = tool_phrasings().get(action.name, ()) if action.type != "capability" else ()
-    return (*action.texts, *extra)
+    card = load_cards().get(action.name) if cards else None
+    return (*action.texts, *extra, *(card.serves if card else ()))
+
+
+def near_misses(action: Action) -> tuple[NotServed, ...]:
+    """The close requests the action's card says it does not serve, each with why."""
+    card = load_cards().get(action.name)
+    return card.not_served if card else ()
+
+
+@lru_cache(maxsize=2048)
+def distinguishing(action: Action, miss: NotServed) -> frozenset[str]:
+    """The words of a near miss that nothing the action serves says ("layer" in "count cells per cortical layer")."""
+    return frozenset(tokens(miss.text)) - {w for t in phrasings(action) for w in tokens(t)}
 
 
 def _produces_figure_only(action: Action) -> bool:
@@ -200,8 +226,54 @@ _COUNT_OUTPUT = re.compile(r"^n_|count|number|_per_")
 
 
 def _outputs_count(action: Action) -> bool:
-    """Whether an action's declared outputs hold a count (n_cells, events_per_cell); True when it declares none."""
-    return not action.outputs or any(_COUNT_OUTPUT.search(o) for o in action.outputs)
+    """Whether an action's declared outputs or reported results hold a count (n_cells, events_per_cell,
+    a tool's n_outliers); True when it declares none."""
+    return not action.outputs or any(_COUNT_OUTPUT.search(o) for o in (*action.outputs, *action.reports))
+
+
+@lru_cache(maxsize=512)
+def named(action: Action) -> Named:
+    """What an action names and does: for a capability its name, examples, tags and variables, not incidental
+    words of its description."""
+    text = " ".join([action.name.replace("_", " "), action.title, *phrasings(action, cards=False), *action.tags])
+    if action.type == "capability":
+        about = " ".join([action.name.replace("_", " "), action.title, *action.examples, *action.tags])
+        have = Named.of(text, (*action.inputs, *action.outputs), about)
+    else:
+        have = Named.of(text)
+    return have
+
+
+def _counted(asked: Named, action: Action, have: Named) -> Named:
+    """A count asked of an action whose results hold one (n_outliers beside its median) is what it answers,
+    not a statistic against its others; the count then neither conflicts nor agrees."""
+    stats = asked.terms.groups.get("statistic", frozenset())
+    if "count" not in stats or not have.terms.groups.get("statistic") or not (action.outputs and _outputs_count(action)):
+        return asked
+    groups = {g: v for g, v in asked.terms.groups.items() if g != "statistic"}
+    if stats - {"count"}:
+        groups["statistic"] = stats - {"count"}
+    return dataclasses.replace(asked, terms=dataclasses.replace(asked.terms, groups=groups))
+
+
+def upstream_tasks(actions: Sequence[Action]) -> dict[str, frozenset[str]]:
+    """The tasks that make each action's inputs: "how many ROIs did segmentation find" names segmentation as
+    where the cells came from, which the plan runs before the counter, not as a task the counter must do."""
+    return {name: frozenset(t for b in made_by for t in named(b).terms.groups.get("task", ()))
+            for name, made_by in producers(actions).items()}
+
+
+def _with_upstream(have: Named, tasks: frozenset[str], asked: Named, counts: bool) -> Named:
+    """The action as also doing its upstream tasks, when the clause asks something it does itself (a count of
+    what segmentation found); "segment the cells with cellpose" asks the segmentation, not a measure of its cells."""
+    does = {**have.terms.groups}
+    if counts:
+        does["statistic"] = does.get("statistic", frozenset()) | {"count"}
+    own = [g for g, v in asked.terms.groups.items() if g != "task" and v and v <= does.get(g, frozenset())]
+    if not own or not tasks - have.terms.groups.get("task", frozenset()):
+        return have
+    groups = {**have.terms.groups, "task": have.terms.groups.get("task", frozenset()) | tasks}
+    return dataclasses.replace(have, terms=dataclasses.replace(have.terms, groups=groups))
 
 _SEE = re.compile(r"\b(?:show|display|see|view|look at|picture)\b", re.IGNORECASE)
 _RESULT_GROUPS = ("statistic", "measure", "feature", "shape")
@@ -226,6 +298,11 @@ class Judge:
     """Reject an action that never names an object the clause is about (cells, events, curves...)."""
     vocabulary: Vocabulary | None = None
     """The words of the whole library, for method names no action says (default: those of the actions judged)."""
+    upstream: dict[str, frozenset[str]] | None = dataclasses.field(default=None, hash=False)
+    """Per action, the tasks of the actions that make its inputs (default: `upstream_tasks` of the actions judged)."""
+    near_miss_margin: float | None = None
+    """Refuse an action when the clause is this much closer to one of its near misses than to what it serves
+    (default: `NEAR_MISS_MARGINS` of the scorer; none for keywords)."""
     learned: LearnedDecision | None = None
     """Fitted weights over the rule signals (`planexec.coverage_model`); None: the hand rules decide."""
 
@@ -261,11 +338,27 @@ class Judge:
         best: dict[str, float] = {}
         for (a, _), s in zip(flat, sims, strict=True):
             best[a.name] = max(best.get(a.name, -1.0), float(s))
+        margin = self.near_miss_margin if self.near_miss_margin is not None else NEAR_MISS_MARGINS.get(self.scorer.name)
+        missed: dict[str, tuple[float, NotServed]] = {}
+        if margin is not None:
+            said = set(tokens(text))
+            misses = [(a, n) for a in actions for n in near_misses(a)]
+            for (a, n), s in zip(misses, self.scorer.scores(text, [n.text for _, n in misses]) if misses else [],
+                                 strict=True):
+                # closer to a near miss than to anything served, and saying what sets that near miss apart
+                # ("each cortical layer", "running speed"); a near miss that is only closer says nothing
+                closer = float(s) - best.get(a.name, 0.0)
+                apart = said & distinguishing(a, n)
+                if (closer > margin and apart or closer > margin + NEAR_MISS_ALONE) and float(s) > missed.get(a.name, (-1.0, n))[0]:
+                    missed[a.name] = (float(s), n)
         asked = Named.of(clause)  # the specifics are the clause's own; context only helps the similarity
         asked = dataclasses.replace(asked, objects=worked_on(split_negated(text)[0]))
         sees = _asks_to_see(clause, asked)
         unknown = unknown_methods(split_negated(clause)[0], self.vocabulary or library_vocabulary(actions))
-        out = [self._decide(asked, a, best.get(a.name, 0.0), sees, unknown) for a in actions]
+        up = self.upstream if self.upstream is not None else upstream_tasks(actions)
+        words = [w for w in dict.fromkeys(tokens(split_negated(clause)[0])) if w not in _GENERIC]
+        out = [self._decide(asked, a, best.get(a.name, 0.0), sees, unknown, up.get(a.name, frozenset()),
+                            missed.get(a.name), [w for w in words if w not in action_words(a)]) for a in actions]
         if self.learned is not None and {"unexplained", "foreign"} & set(self.learned.features):
             from planexec.coverage_wording import unexplained_words
 
@@ -276,14 +369,10 @@ class Judge:
         return out
 
     def _decide(self, asked: Named, action: Action, semantic: float, sees: bool = False,
-                unknown: Sequence[str] = ()) -> Candidate:
-        text = " ".join([action.name.replace("_", " "), action.title, *phrasings(action), *action.tags])
-        if action.type == "capability":  # what it reads and writes, its name and examples; not incidental words of its description
-            about = " ".join([action.name.replace("_", " "), action.title, *action.examples, *action.tags])
-            have = Named.of(text, (*action.inputs, *action.outputs), about)
-        else:
-            have = Named.of(text)
-        terms = compare_terms(asked.terms, have.terms)
+                unknown: Sequence[str] = (), upstream: frozenset[str] = frozenset(),
+                near_miss: tuple[float, NotServed] | None = None, unsaid: Sequence[str] = ()) -> Candidate:
+        have = _with_upstream(named(action), upstream, asked, bool(action.outputs) and _outputs_count(action))
+        terms = compare_terms(_counted(asked, action, have).terms, have.terms)
         unspecified = [u for u in terms.unspecified
                        # a number given to a tool with numeric parameters is an argument, not a specific
                        if not (action.numeric_args and u.startswith("parameter"))
@@ -301,7 +390,10 @@ class Judge:
                                     conflicts=[*terms.conflicts, *strict, *denial_conflicts(asked, have)])
         wants_plot = "plot" in asked.terms.groups.get("action", frozenset())
         no_plot = "plot" in asked.denied_terms.groups.get("action", frozenset())
-        ok, score, reason = self.policy.decide(semantic, terms, None)
+        ok, score, reason = self.policy.decide(
+            semantic - UNSAID_PENALTIES.get(self.scorer.name, 0.0) * len(unsaid), terms, None)
+        if unsaid and not ok and "below" in reason:
+            reason += f"; words it never says: {', '.join(unsaid)}"
         unnamed = sorted(asked.objects - have.objects) if self.check_objects else []
         vetoes = [(kind, why) for kind, why, applies in (
             ("conflict", reason, bool(terms.conflicts)),
@@ -313,6 +405,8 @@ class Judge:
             ("figure only", "only draws a figure; the clause asks for a result",
              _produces_figure_only(action) and (no_plot or not (wants_plot or sees))),
             ("no figure", "makes no figure; the clause asks for one", wants_plot and not _makes_figure(action)),
+            ("near miss", f'closest to "{near_miss[1].text}", which it does not serve ({near_miss[1].why})'
+             if near_miss else "", near_miss is not None),
         ) if applies]
         if ok and vetoes:
             ok, reason = False, vetoes[0][1]
@@ -329,7 +423,7 @@ def in_domain(clause: str, actions: Iterable[Action]) -> bool:
     words = set(tokens(clause)) - _GENERIC
     vocab = set(_DOMAIN)
     for a in actions:
-        for t in (*phrasings(a), a.title, *a.tags):
+        for t in (*phrasings(a, cards=False), a.title, *a.tags):
             vocab.update(tokens(t))
     return bool(words & (vocab - _GENERIC))
 
@@ -360,11 +454,12 @@ def assess_clause(clause: str, actions: Sequence[Action], judge: Judge, has_inpu
 def assess(request: str, actions: Sequence[Action], scorer: Scorer, *, has_input: bool = False,
            threshold: float | None = None) -> Coverage:
     """Coverage of every clause of `request` by `actions` (tools and capabilities as planner actions)."""
-    judge = dataclasses.replace(Judge.for_scorer(scorer, threshold), vocabulary=library_vocabulary(actions))
+    judge = dataclasses.replace(Judge.for_scorer(scorer, threshold), vocabulary=library_vocabulary(actions),
+                                upstream=upstream_tasks(actions))
     clauses = split_clauses(request)
     return Coverage(request, tuple(
         assess_clause(c, actions, judge, has_input, context=clauses[i - 1] if i else "") for i, c in enumerate(clauses)))
 
 
 __all__ = ["INPUT", "NOTHING", "Candidate", "ClauseCoverage", "Coverage", "Judge", "asked_columns", "assess", "assess_clause",
-           "in_domain", "library_vocabulary", "table_columns", "with_columns"]
+           "in_domain", "library_vocabulary", "named", "upstream_tasks", "table_columns", "with_columns"]

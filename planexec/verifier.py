@@ -6,6 +6,7 @@ import math
 import re
 from typing import Any
 
+from planexec.actions import CAPABILITY_TOOL
 from planexec.asked import asked_phrase, asks_for_member, names_a_member, unexplained
 from planexec.errors import LLMError
 from planexec.llm.base import LLM, Message, complete_json
@@ -85,10 +86,14 @@ def answers(step: PlanStep, output: ToolOutput, names: dict[str, Any]) -> dict[s
     """The values that can answer the step's clause: its declared outputs, else what this output itself made.
 
     Neither the run's earlier variables (a diameter, a frame count) nor bookkeeping (a capability's
-    version) answer "how many ROIs are active?".
+    version) answer "how many ROIs are active?". A built-in tool's own key figures (load_curves' n_curves)
+    answer too; a capability's results may carry variables it was given, so only its outputs do.
     """
     if step.outputs:
-        return {k: names[k] for k in step.outputs if k in names}
+        declared = {k: names[k] for k in step.outputs if k in names}
+        if CAPABILITY_TOOL in step.primary_tools:
+            return declared
+        return {**{k: v for k, v in output.results.items() if k not in _BOOKKEEPING}, **declared}
     own: dict[str, Any] = {}
     if isinstance(output.state.get("variables"), dict):
         own.update(output.state["variables"])

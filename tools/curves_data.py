@@ -220,5 +220,7 @@ def _data_output(
 for _t in (generate_ensemble_curves, load_curves):
     _t.produces = ("curves",)
 load_curves.consumes = ("files",)  # a given file is read, not replaced by generated curves
+for _t in (generate_ensemble_curves, load_curves):
+    _t.reports = ("n_curves", "n_points")  # what the coverage decision may take a count question to
 
 TOOLS = [generate_ensemble_curves, load_curves]

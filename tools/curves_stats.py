@@ -20,6 +20,11 @@ def boxplot_statistics(
     return stats, statistics_summary(stats, curves)
 
 
+STATISTICS_KEYS = ("n_curves", "n_points", "method", "median_index", "outliers", "n_outliers", "outlier_percentage",
+                   "uncertainty_score")
+"""The key figures of `statistics_output`, declared as the curve tools' `reports` (what a question may ask of them)."""
+
+
 def statistics_output(
     curves: np.ndarray, stats: dict[str, Any], summary: dict[str, Any]
 ) -> dict[str, Any]:
@@ -79,5 +84,6 @@ def compute_functional_boxplot_statistics(
 
 compute_functional_boxplot_statistics.consumes = ("curves",)
 compute_functional_boxplot_statistics.produces = ("statistics", "statistics_summary")
+compute_functional_boxplot_statistics.reports = STATISTICS_KEYS
 
 TOOLS = [compute_functional_boxplot_statistics]

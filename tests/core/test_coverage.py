@@ -189,3 +189,41 @@ def test_a_clause_asking_only_to_analyse_the_input_is_served_by_it_whatever_scor
     cov = assess("Analyze these images", ACTIONS, KeywordScorer(), has_input=True, threshold=-1.0)
     assert [c.served_by for c in cov.clauses] == [INPUT]
     assert "only names its input" in cov.message()
+
+
+def test_a_task_that_makes_the_actions_inputs_is_where_they_came_from_not_a_conflict() -> None:
+    """ "How many ROIs did segmentation find?" names segmentation as the counter's source: the plan runs it first."""
+    from planexec.coverage import upstream_tasks
+
+    judge = Judge.for_scorer(KeywordScorer(), threshold=0.0)
+    counted = {c.name: c for c in judge.candidates("how many ROIs did the segmentation find?", ACTIONS)}
+    assert counted["count_cells"].accepted, counted["count_cells"].reason
+    assert upstream_tasks(ACTIONS)["count_cells"] == {"segment"}
+    segmenting = {c.name: c for c in judge.candidates("segment the cells", ACTIONS)}
+    assert not segmenting["count_cells"].accepted, "a clause that asks only the upstream task is not the counter's"
+    alone = judge.candidates("how many ROIs did the segmentation find?", [ACTIONS[0]])[0]
+    assert not alone.accepted and "segment" in alone.reason, "without the segmenter in the library, nothing made them"
+
+
+def test_a_count_a_tool_reports_is_what_it_answers_not_a_statistic_against_its_others() -> None:
+    stats = Action("ensemble_stats", "ensemble_stats", "statistics", "Median curve, central 50% band and outliers of "
+                   "the curve ensemble by band depth.", ("curves",), ("statistics",), title="Ensemble statistics")
+    judge = Judge.for_scorer(KeywordScorer(), threshold=0.0)
+    refused = judge.candidates("how many outliers does the curve ensemble have?", [stats])[0]
+    assert not refused.accepted and "count" in refused.reason
+    reporting = dataclasses.replace(stats, reports=("median_index", "outliers", "n_outliers"))
+    assert judge.candidates("how many outliers does the curve ensemble have?", [reporting])[0].accepted
+    assert not judge.candidates("what is the skewness of the curve ensemble?", [reporting])[0].accepted
+
+
+def test_a_tools_own_key_figures_answer_how_many_but_a_capabilitys_passed_through_variables_do_not() -> None:
+    from planexec.verifier import heuristic_verdict
+
+    loaded = ToolOutput({"path": "c.npy"}, results={"n_curves": 40, "n_points": 100}, state={"curves": np.zeros((40, 100))})
+    step = PlanStep(1, "Load curves", ("load_curves",), serves="how many curves are in the file?", outputs=("curves",))
+    assert heuristic_verdict(step, loaded, ToolContext()).ok
+    passed = ToolOutput({"iscell": np.ones((6, 2))}, results={"diameter_px": 6.4})
+    classify = PlanStep(2, "Classify ROIs as cells", ("run_capability",), serves="how many ROIs are active?",
+                        outputs=("iscell",))
+    verdict = heuristic_verdict(classify, passed, ToolContext())
+    assert not verdict.ok and "no single number" in verdict.reason

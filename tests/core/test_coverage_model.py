@@ -84,14 +84,15 @@ def test_wording_counts_the_clause_words_an_action_never_says() -> None:
     from planexec.actions import Action
     from planexec.coverage_wording import unexplained_words
 
-    props = Action("region_properties", "run_capability", "capability", "Area and eccentricity of each cell.",
+    # names no shipped action card has: a card would widen these actions' words
+    props = Action("cell_shape", "run_capability", "capability", "Area and eccentricity of each cell.",
                    examples=("how large is each cell",))
-    count = Action("count_cells", "run_capability", "capability", "Count the cells.", examples=("how many cells",))
-    cands = [cand("region_properties", 0.6), cand("count_cells", 0.4)]
+    count = Action("cell_total", "run_capability", "capability", "Count the cells.", examples=("how many cells",))
+    cands = [cand("cell_shape", 0.6), cand("cell_total", 0.4)]
     plain, rare = (unexplained_words(q, [props, count], cands) for q in ("area of each cell", "Feret diameter of each cell"))
     assert plain[0].unexplained == pytest.approx(0.0) and plain[0].foreign == pytest.approx(0.0)
     assert rare[0].unexplained > 0.5 and rare[0].foreign == pytest.approx(2 / 3)
-    assert plain[1].unexplained > 0.0, "count_cells never says area"
+    assert plain[1].unexplained > 0.0, "the counter never says area"
     xs, ys = synthetic(100, 5)
     with pytest.raises(ValueError, match="11 feature columns for 2 names"):
         LearnedDecision.fit(xs, ys, features=("semantic", "unexplained"))

@@ -59,6 +59,8 @@ def main() -> None:
                         help="fit the learned decision on the development sets and write data/calibration/coverage_model.json")
     parser.add_argument("--learned-min-precision", type=float, default=0.97,
                         help="the training precision each fold's learned threshold must reach (0.97 for the shipped weights)")
+    parser.add_argument("--pooled-min-precision", type=float, default=0.95,
+                        help="the training precision each fold's threshold must reach when fitted on all development sets")
     parser.add_argument("--wording", action="store_true",
                         help="the learned decision also reads which clause words the action never says (coverage_wording)")
     args = parser.parse_args()
@@ -84,11 +86,21 @@ def main() -> None:
         show(f"set {s} ({len(test)} {what}; thresholds fitted on set a)",
              kfold_coverage(dev, actions, scorer, k=args.k, test=test, penalties=pens, min_precision=args.min_precision,
                             shipped=shipped), args.errors)
+    every = [p for p in pairs if p.set in DEV_SETS]
+    show(f"all development sets pooled ({len(every)} pairs; thresholds fitted on them, other folds only, at precision "
+         f"{args.pooled_min_precision})",
+         kfold_coverage(every, actions, scorer, k=args.k, penalties=pens, min_precision=args.pooled_min_precision,
+                        shipped=shipped), args.errors)
     if args.dev_only:
         return
     held = [p for p in pairs if p.set == HELD_OUT]
+    # The figure to report (chosen before set h was first read): thresholds fitted per fold on every
+    # development set's pairs of the other folds' actions; the set-a fit is kept for comparison with earlier rounds.
     show(f"HELD-OUT set {HELD_OUT} ({len(held)} pairs written from a scientist's side before any rule change of its round, "
-         "without seeing the rules; thresholds fitted on set a)",
+         f"without seeing the rules; thresholds fitted on all development sets at precision {args.pooled_min_precision})",
+         kfold_coverage(every, actions, scorer, k=args.k, test=held, penalties=pens,
+                        min_precision=args.pooled_min_precision, shipped=shipped), False)
+    show(f"HELD-OUT set {HELD_OUT}, thresholds fitted on set a as in earlier rounds",
          kfold_coverage(dev, actions, scorer, k=args.k, test=held, penalties=pens, min_precision=args.min_precision,
                         shipped=shipped), False)
 

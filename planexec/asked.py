@@ -116,7 +116,7 @@ def unexplained(phrase: str, names: Iterable[str]) -> list[str]:
     for w, c in _words(phrase):
         if c not in QUANTITIES:
             continue
-        if w == "number" and asked and asked[-1] == "total":  # "the total number of events" is a count
+        if w in ("number", "count") and asked and asked[-1] == "total":  # "the total number of events" is a count
             asked.pop()
             c = "count"
         elif w == "number" and seen:  # "the average number of units" asks a mean

@@ -333,6 +333,8 @@ class Judge:
         clause = _TIME_COURSE.sub("traces", _ROI.sub("cells", clause))
         noun = _NOUN.search(_ROI.sub("cells", context)) if context else None
         text = _REFERS_BACK.sub(noun.group(0), clause) if noun else clause
+        if noun and text == clause and not _NOUN.search(_ROI.sub("cells", clause)):
+            text = f"{clause} of the {noun.group(0)}"  # "find the transients, and give me the total count"
         flat = [(a, t) for a in actions for t in phrasings(a)]
         sims = self.scorer.scores(text, [t for _, t in flat]) if flat else []
         best: dict[str, float] = {}

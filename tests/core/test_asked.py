@@ -42,6 +42,7 @@ def test_the_asked_phrase(clause: str, phrase: str) -> None:
     ("average number", ["Describe table", "mean_units"], []),
     ("total number", ["Deconvolve spikes", "n_transients"], []),
     ("total number", ["Describe table", "mean_units"], ["number"]),
+    ("total count", ["Detect calcium transients", "n_transients"], []),
     ("cross-correlation lag", ["Correlation between cells", "mean_correlation"], ["lag"]),
     ("number", ["Describe table", "mean_units"], ["number"]),
 ])

@@ -227,3 +227,11 @@ def test_a_tools_own_key_figures_answer_how_many_but_a_capabilitys_passed_throug
                         outputs=("iscell",))
     verdict = heuristic_verdict(classify, passed, ToolContext())
     assert not verdict.ok and "no single number" in verdict.reason
+
+
+def test_a_clause_that_names_nothing_is_about_what_the_clause_before_named() -> None:
+    """ "find the transients and give me the total count" counts transients, not cells."""
+    events = Action("detect_events", "run_capability", "capability", "Detect calcium transients in the traces.",
+                    ("dff",), ("events", "n_transients"), examples=("count the transients",), title="Detect events")
+    cov = assess("find the transients and give me the total count", [ACTIONS[0], events], KeywordScorer(), has_input=True)
+    assert [c.served_by for c in cov.clauses] == ["detect_events", "detect_events"], cov.message()

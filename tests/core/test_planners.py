@@ -22,6 +22,8 @@ def test_clauses_split_at_separators_and_before_new_verbs() -> None:
         "Load the data", "plot it", "report the mean"]
     assert split_clauses("count cells and transients") == ["count cells and transients"]
     assert split_clauses("") == [""]
+    assert split_clauses("simulate 30 curves with planted outliers and flag the outliers") == [
+        "simulate 30 curves with planted outliers", "flag the outliers"]
 
 
 def test_tokens_use_synonyms_and_stems() -> None:

@@ -166,6 +166,14 @@ class Terms:
     numbers: frozenset[tuple[float, str]] = frozenset()
 
 
+def without_terms(text: str) -> str:
+    """The text (normalised) with every method/statistic phrase blanked: "band depth" is not the word "band"."""
+    norm = _normalise(text)
+    for _, _, pattern in _COMPILED:
+        norm = pattern.sub(" ", norm)
+    return norm
+
+
 def extract_terms(text: str) -> Terms:
     """Method/statistic terms by group, and (value, unit) numbers, found in `text`."""
     norm = _normalise(text)

@@ -37,6 +37,18 @@ class Action:
     """A tool's integer/number parameters: a number in the request may set one."""
     reports: tuple[str, ...] = ()
     """Result keys a tool states beside its run variables (n_curves, n_outliers): what it can answer."""
+    term_args: dict[str, dict[str, Any]] = field(default_factory=dict, hash=False)
+    """Specifics a tool does through an argument ("band depth" -> method="bd"): the plan sets them when asked."""
+
+    def args_for(self, clause: str) -> dict[str, Any]:
+        """The action's arguments with those the clause's specifics choose (planexec.knowledge.reuse terms)."""
+        if not self.term_args:
+            return dict(self.args)
+        from planexec.knowledge.reuse import extract_terms
+
+        named = {v for values in extract_terms(clause).groups.values() for v in values}
+        chosen = [self.term_args[v] for v in sorted(named) if v in self.term_args]
+        return {k: v for d in (self.args, *chosen) for k, v in d.items()}
 
     @property
     def texts(self) -> tuple[str, ...]:
@@ -66,6 +78,7 @@ def actions_from(tools: ToolRegistry, capabilities: Iterable[Any] = ()) -> list[
             title=t.name.replace("_", " ").capitalize(),
             numeric_args=_numeric_args(t),
             reports=tuple(getattr(t, "reports", ())),
+            term_args=dict(getattr(t, "term_args", {})),
         )
         for t in tools
         if t.name != CAPABILITY_TOOL and t.type != "code"

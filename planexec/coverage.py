@@ -241,6 +241,13 @@ def named(action: Action) -> Named:
         have = Named.of(text, (*action.inputs, *action.outputs), about)
     else:
         have = Named.of(text)
+    if action.term_args:  # what an argument chooses ("band depth" -> method="bd") is done too
+        from planexec.knowledge.reuse import extract_terms
+
+        offered = extract_terms(" ".join(v.replace("_", " ") for v in action.term_args)).groups
+        groups = {g: have.terms.groups.get(g, frozenset()) | offered.get(g, frozenset())
+                  for g in {*have.terms.groups, *offered}}
+        have = dataclasses.replace(have, terms=dataclasses.replace(have.terms, groups=groups))
     return have
 
 

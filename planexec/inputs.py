@@ -44,10 +44,15 @@ def _guess(name: str, spec: dict[str, Any], texts: list[str], ctx: ToolContext) 
     kinds = _kinds(spec)
     words = [w for w in name.lower().split("_") if w not in ("n", "num", "number", "of")]
     if "enum" in spec:
+        from planexec.knowledge.reuse import extract_terms, without_terms
+
         for text in texts:
-            low = text.lower()
+            low, bare = text.lower(), without_terms(text)
             for option in spec["enum"]:
-                if isinstance(option, str) and re.search(rf"\b{re.escape(option.lower())}\b", low):
+                # an option that is itself a term ("mbd") is named as such; another ("band") only outside a
+                # longer term the text names ("band depth" is a depth, not the band outlier rule)
+                where = low if isinstance(option, str) and extract_terms(option).groups else bare
+                if isinstance(option, str) and re.search(rf"\b{re.escape(option.lower())}\b", where):
                     return option
         return None
     if "string" in kinds and any(w in ("path", "file", "filename", "csv") for w in words):

@@ -176,7 +176,7 @@ class HeuristicPlanner:
                     depends_on=tuple(deps),
                     inputs=a.inputs,
                     outputs=a.outputs,
-                    args=dict(a.args),
+                    args=a.args_for(choice.clause or ctx.request),
                 )
             )
             for v in a.outputs:

@@ -85,5 +85,8 @@ def compute_functional_boxplot_statistics(
 compute_functional_boxplot_statistics.consumes = ("curves",)
 compute_functional_boxplot_statistics.produces = ("statistics", "statistics_summary")
 compute_functional_boxplot_statistics.reports = STATISTICS_KEYS
+DEPTH_ARGS = {"band_depth": {"method": "bd"}, "modified_band_depth": {"method": "mbd"}}
+"""The depths a request may name (planexec.knowledge.reuse terms) and the `method` each one sets."""
+compute_functional_boxplot_statistics.term_args = DEPTH_ARGS
 
 TOOLS = [compute_functional_boxplot_statistics]

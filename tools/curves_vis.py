@@ -9,7 +9,7 @@ import numpy as np
 
 from planexec.tools.base import ToolContext, ToolOutput
 from planexec.tools.curves_data import curves_from_context
-from planexec.tools.curves_stats import boxplot_statistics, statistics_output
+from planexec.tools.curves_stats import DEPTH_ARGS, boxplot_statistics, statistics_output
 from planexec.tools.decorator import tool
 
 BAND_COLOUR = "#7b3294"
@@ -108,5 +108,6 @@ def plot_functional_boxplot(
 
 plot_functional_boxplot.consumes = ("curves",)
 plot_functional_boxplot.produces = ("figure",)
+plot_functional_boxplot.term_args = DEPTH_ARGS
 
 TOOLS = [plot_functional_boxplot]

@@ -43,6 +43,22 @@ def test_heuristic_inputs_from_goal_request_files_and_planner_args() -> None:
     assert "junk" not in HeuristicInputGenerator().generate(fallback, curves, ctx), "with fallbacks each tool takes its own"
 
 
+@tool(type="statistics")
+def ranked(method: Literal["mbd", "bd"] = "mbd", outlier_rule: Literal["fence", "band"] = "fence") -> dict:
+    """Rank curves."""
+    return {}
+
+
+def test_an_option_inside_a_longer_term_is_not_named() -> None:
+    """ "outliers by band depth" names a depth, not the "band" outlier rule; "the band rule" names it."""
+    gen = HeuristicInputGenerator()
+    by_depth = gen.generate(PlanStep(1, "rank", ("ranked",)), ranked, ToolContext(request="outliers by band depth"))
+    assert "outlier_rule" not in by_depth
+    assert gen.generate(PlanStep(1, "rank", ("ranked",)), ranked,
+                        ToolContext(request="flag outliers with the band rule, MBD"))["outlier_rule"] == "band"
+    assert gen.generate(PlanStep(1, "rank", ("ranked",)), ranked, ToolContext(request="rank by MBD"))["method"] == "mbd"
+
+
 def test_heuristic_inputs_leave_unknown_values_to_schema_defaults() -> None:
     args = HeuristicInputGenerator().generate(PlanStep(1, "do it", ("curves",)), curves, ToolContext(request="r"))
     assert args == {"query": "do it"}

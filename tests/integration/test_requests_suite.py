@@ -162,3 +162,12 @@ def test_which_item_is_highest_is_not_answered_by_the_highest_value(orch: Orches
     result = orch.run("which region sells the most?", files=[SALES])
     assert result.status != "succeeded", result.answer
     assert "asks which region" in result.answer
+
+
+def test_a_depth_the_tool_offers_as_an_argument_is_served_and_used(orch: Orchestrator) -> None:
+    """ "by band depth" is compute_functional_boxplot_statistics(method="bd"), not a conflict with its default MBD."""
+    result = orch.run("which curves are outliers by band depth?", files=[REPO / "data" / "curves.npy"])
+    assert result.status == "succeeded", result.answer
+    stats = next(s for s in result.steps if s.step.primary_tools[0] == "compute_functional_boxplot_statistics")
+    assert stats.step.args.get("method") == "bd" and "(BD)" in stats.summary
+    assert sorted(result.results["outliers"]) == [0, 34, 36]

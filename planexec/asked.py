@@ -108,10 +108,20 @@ def quantity_words(text: str) -> set[str]:
     return {c for _, c in _words(text) if c in QUANTITIES}
 
 
+_EXTREMES = frozenset({"max", "min"})
+
+
 def unexplained(phrase: str, names: Iterable[str]) -> list[str]:
     """The quantity words of `phrase` (as written) that none of `names` (result names, a step's title,
-    its summary, a capability's own description) contains."""
-    have = {c for text in names for _, c in _words(text)}
+    its summary, a capability's own description) contains. An extreme of another quantity ("the largest
+    cell's diameter") must be named together with it: a typical diameter beside a peak SNR is not it."""
+    texts = [{c for _, c in _words(text)} for text in names]
+    have = set().union(*texts)
+    asked_all = [c for _, c in _words(phrase) if c in QUANTITIES]
+    of = [c for c in asked_all if c not in _EXTREMES]
+    if of and set(asked_all) & _EXTREMES and len(of) == 1:
+        together = [t for t in texts if of[0] in t]
+        have = have - _EXTREMES | ({x for t in together for x in t} & _EXTREMES)
     asked, seen = [], False
     for w, c in _words(phrase):
         if c not in QUANTITIES:

@@ -43,6 +43,9 @@ def test_the_asked_phrase(clause: str, phrase: str) -> None:
     ("total number", ["Deconvolve spikes", "n_transients"], []),
     ("total number", ["Describe table", "mean_units"], ["number"]),
     ("total count", ["Detect calcium transients", "n_transients"], []),
+    ("largest cell's diameter", ["Segment cells from activity", "diameter_px", "peak_snr"], ["largest"]),
+    ("largest cell's diameter", ["Region properties", "max_diameter"], []),
+    ("peak amplitude", ["Detect calcium transients", "events", "each event's peak amplitude"], []),
     ("cross-correlation lag", ["Correlation between cells", "mean_correlation"], ["lag"]),
     ("number", ["Describe table", "mean_units"], ["number"]),
 ])

@@ -85,7 +85,7 @@ def column_stats(values: list[Any]) -> dict[str, Any]:
 
 @tool(type="data")
 def describe_table(path: str = "", column: str = "", ctx: ToolContext | None = None) -> ToolOutput:
-    """Load a CSV or JSON table and report its rows, columns and per-column statistics (mean, median, std, min, max).
+    """Load a CSV or JSON table and report its rows, columns and per-column statistics (mean, median, std, min, max, sum, count).
 
     With `column`, that column must exist and be numeric; otherwise the error names the columns that are.
     """

@@ -47,7 +47,7 @@ class AdditivePlanner:
         except NotCovered as exc:
             cov = exc.coverage
         except PlanValidationError:  # the tools cannot be chained from the inputs offline: the model may
-            plan = self.llm_planner.plan(ctx)
+            plan = _serving(self.llm_planner.plan(ctx), [ctx.request])
             try:
                 _no_substitute(plan, ctx)
             except SubstitutePlan as exc:
@@ -74,10 +74,21 @@ class AdditivePlanner:
                 raise
             return Plan(base.steps, "covered clauses planned offline; the model could not plan the rest",
                         planner=self.name, unplanned=tuple(f'"{c}": {why}' for c in wanted))
+        added = _serving(added, wanted)
         if not base.steps:  # nothing computed is covered: the model's plan is the plan
             return added
         return Plan(base.steps + _shifted(added.steps, base.steps), "covered clauses planned offline; the model "
                     f"planned {', '.join(repr(c) for c in wanted)} ({added.rationale})", planner=self.name)
+
+
+def _serving(added: Plan, wanted: list[str]) -> Plan:
+    """The model's plan with its last step serving the clauses it was asked for, unless a step names them:
+    a run is `succeeded` only when each clause was served by a verified step, so a model plan whose steps
+    serve nothing in particular (a literature search, code with no result) cannot end `succeeded`."""
+    if not added.steps or any(st.serves for st in added.steps):
+        return added
+    last = dataclasses.replace(added.steps[-1], serves="; ".join(wanted))
+    return dataclasses.replace(added, steps=(*added.steps[:-1], last))
 
 
 def _refused(cov: Coverage, exc: Exception) -> Coverage:

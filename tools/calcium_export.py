@@ -113,7 +113,13 @@ def collect(state: dict[str, Any]) -> CalciumResults | None:
     labels, _ = _array(variables, "cell_labels")
     mean_image, _ = _array(variables, "mean_image")
     raw_stat = variables.get("stat")
-    if isinstance(raw_stat, list) and len(raw_stat) == F.shape[0]:
+    plain = f_name == "roi_traces" and labels is not None and labels.ndim == 2 and int(labels.max()) == F.shape[0]
+    if plain:
+        # plain traces (extract_traces) are each label's unweighted pixel mean: the stat that says how F was
+        # made has those pixels with equal weights, not a segmenter's weighted footprints
+        stat = stat_from_labels(labels)
+        sources["stat"] = "derived at export from cell_labels (lam = 1: F is each mask's plain mean)"
+    elif isinstance(raw_stat, list) and len(raw_stat) == F.shape[0]:
         stat, sources["stat"] = raw_stat, "run variable stat"
         if labels is None and mean_image is not None:
             labels = labels_from_stat(stat, mean_image.shape)

@@ -26,3 +26,23 @@ def test_a_plan_of_library_actions_for_an_uncovered_request_is_refused(monkeypat
     assert "30 curves" not in result.answer  # the substitute was never run, nor presented as the answer
     assert not any("generate_ensemble_curves" in (*r.step.primary_tools, *r.step.fallback_tools)
                    and r.status == "succeeded" for r in result.steps)
+
+
+ENTROPY = f"Compute the spectral entropy of the revenue column in {REPO / 'data' / 'examples' / 'sales.csv'}"
+SEARCH_THEN_CODE = {"steps": [
+    {"step_num": 1, "goal": "compute-the-spectral-entropy", "primary_tools": ["rag_retrieval"],
+     "args": {"query": "spectral entropy"}},
+    {"step_num": 2, "goal": "predict-a-value-in-an-array-of-numbers", "primary_tools": ["python_code"],
+     "depends_on": [1], "args": {"code": "x = 1"}}],
+    "rationale": "as gemma-3-270m planned it: a literature search and code with no result"}
+
+
+def test_a_model_plan_that_computes_nothing_asked_does_not_succeed(tmp_path) -> None:  # noqa: ANN001
+    """gemma-3-270m answered the entropy request with a search and code that set no result, and the run
+    'succeeded' with no results: the model's last step now serves the clause, and is checked against it."""
+    llm = ScriptedLLM([json.dumps(SEARCH_THEN_CODE)] * 6)
+    config = Config.from_env(embedder="none", rag=True, home=tmp_path / "home", output_root=tmp_path / "out")
+    result = Orchestrator(llm, config=config).run(ENTROPY)
+    assert result.plan is not None and result.plan.steps[-1].serves, result.plan
+    assert result.status != "succeeded", result.answer
+    assert "entropy" in result.answer

@@ -210,7 +210,8 @@ def kfold_coverage(pairs: Sequence[CoveragePair], actions: Sequence[Any], scorer
     fold also picks the penalty that gives the best recall at `min_precision` on its training folds.
     With `shipped` (the threshold planexec uses), the decision at it is measured on the same pairs too.
     """
-    from planexec.coverage import Judge, library_vocabulary, upstream_tasks
+    from planexec.coverage import Judge, library_vocabulary
+    from planexec.coverage_actions import upstream_tasks
 
     by_name = {a.name: a for a in actions}
     vocabulary = library_vocabulary(actions)  # the library's words, not labels: the same in every fold
@@ -272,7 +273,8 @@ def coverage_features(pairs: Sequence[CoveragePair], actions: Sequence[Any], sco
                       names: Sequence[str] | None = None) -> list[list[float]]:
     """The learned decision's features of each pair: its action's candidate among all actions for the clause.
     `cache` keeps them by (clause, action) across calls with the same actions and scorer."""
-    from planexec.coverage import Judge, library_vocabulary, upstream_tasks
+    from planexec.coverage import Judge, library_vocabulary
+    from planexec.coverage_actions import upstream_tasks
     from planexec.coverage_model import FEATURES, WORDING, pair_features
     from planexec.coverage_wording import unexplained_words
 

@@ -15,20 +15,28 @@ runs; an LLM-backed planner sends only the uncovered clauses to the model.
 from __future__ import annotations
 
 import dataclasses
-import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from planexec.action_cards import NotServed, load_cards
-from planexec.actions import Action, producers, split_clauses
+from planexec.action_cards import NotServed
+from planexec.actions import Action, split_clauses
+from planexec.coverage_actions import (
+    NEAR_MISS_MARGINS,
+    UNSAID_PENALTIES,
+    closest_misses,
+    counted,
+    named,
+    outputs_count,
+    phrasings,
+    upstream_tasks,
+    with_upstream,
+)
 from planexec.coverage_names import Vocabulary, unknown_methods
 from planexec.coverage_tables import asked_columns, table_columns, with_columns
 from planexec.coverage_terms import Named, denial_conflicts, split_negated, worked_on
 from planexec.coverage_wording import action_words
-from planexec.datafiles import shipped
 from planexec.knowledge.reuse import ReusePolicy, compare_terms
 from planexec.similarity import Scorer, tokens
 
@@ -46,15 +54,6 @@ NOTHING = "nothing"
 # and 0.45 with the two card rules below gave the best precision at recall >= 0.90 pooled over the
 # development sets a-g and i. benchmarks/bench_reuse_decision.py prints the held-out figures at it.
 THRESHOLDS: dict[str, float] = {"embedding": 0.45, "keyword": 0.2}
-# A near miss (the card's "not" list) refuses an action when the clause is closer to it than to anything the
-# action serves and says a word that sets the near miss apart ("each cortical layer"), or is closer by
-# NEAR_MISS_ALONE whatever it says. Keyword overlap is too coarse to tell them apart, so it has none.
-NEAR_MISS_MARGINS: dict[str, float] = {"embedding": 0.0}
-NEAR_MISS_ALONE = 0.15
-# Taken off the similarity per content word of the clause that nothing the action serves says ("podcast",
-# "Mahalanobis", "genotypes"): the cards make an action's own words a wide enough net for this to be fair.
-UNSAID_PENALTIES: dict[str, float] = {"embedding": 0.06}
-
 _DOMAIN = frozenset(tokens(
     "cell neuron roi trace fluorescence calcium image images movie frame frames stack pixel tiff "
     "segment segmentation motion registration register neuropil spike transient event baseline dff "
@@ -189,98 +188,12 @@ class Coverage:
         }
 
 
-@lru_cache(maxsize=1)
-def tool_phrasings() -> dict[str, tuple[str, ...]]:
-    """Extra phrasings of the built-in tools (shipped data), matched like capability examples."""
-    data = json.loads(shipped("calibration", "tool_phrasings.json").read_text(encoding="utf-8"))
-    return {k: tuple(v) for k, v in data["tools"].items()}
-
-
-def phrasings(action: Action, cards: bool = True) -> tuple[str, ...]:
-    """The texts a clause is scored against: the action's own, shipped phrasings of a tool, and (with `cards`)
-    its card's requests it serves (`planexec.action_cards`). A card's wording widens what the clause may say;
-    its numbers and incidental words are not the action's specifics, so `named` reads the others only."""
-    extra = tool_phrasings().get(action.name, ()) if action.type != "capability" else ()
-    card = load_cards().get(action.name) if cards else None
-    return (*action.texts, *extra, *(card.serves if card else ()))
-
-
-def near_misses(action: Action) -> tuple[NotServed, ...]:
-    """The close requests the action's card says it does not serve, each with why."""
-    card = load_cards().get(action.name)
-    return card.not_served if card else ()
-
-
-@lru_cache(maxsize=2048)
-def distinguishing(action: Action, miss: NotServed) -> frozenset[str]:
-    """The words of a near miss that nothing the action serves says ("layer" in "count cells per cortical layer")."""
-    return frozenset(tokens(miss.text)) - {w for t in phrasings(action) for w in tokens(t)}
-
-
 def _produces_figure_only(action: Action) -> bool:
     return bool(action.outputs) and all(o.startswith("fig") for o in action.outputs)
 
 
 _STRICT_HERE = ("comparison ", "fit ", "test ", "statistic count")
-_COUNT_OUTPUT = re.compile(r"^n_|count|number|_per_")
 
-
-def _outputs_count(action: Action) -> bool:
-    """Whether an action's declared outputs or reported results hold a count (n_cells, events_per_cell,
-    a tool's n_outliers); True when it declares none."""
-    return not action.outputs or any(_COUNT_OUTPUT.search(o) for o in (*action.outputs, *action.reports))
-
-
-@lru_cache(maxsize=512)
-def named(action: Action) -> Named:
-    """What an action names and does: for a capability its name, examples, tags and variables, not incidental
-    words of its description."""
-    text = " ".join([action.name.replace("_", " "), action.title, *phrasings(action, cards=False), *action.tags])
-    if action.type == "capability":
-        about = " ".join([action.name.replace("_", " "), action.title, *action.examples, *action.tags])
-        have = Named.of(text, (*action.inputs, *action.outputs), about)
-    else:
-        have = Named.of(text)
-    if action.term_args:  # what an argument chooses ("band depth" -> method="bd") is done too
-        from planexec.knowledge.reuse import extract_terms
-
-        offered = extract_terms(" ".join(v.replace("_", " ") for v in action.term_args)).groups
-        groups = {g: have.terms.groups.get(g, frozenset()) | offered.get(g, frozenset())
-                  for g in {*have.terms.groups, *offered}}
-        have = dataclasses.replace(have, terms=dataclasses.replace(have.terms, groups=groups))
-    return have
-
-
-def _counted(asked: Named, action: Action, have: Named) -> Named:
-    """A count asked of an action whose results hold one (n_outliers beside its median) is what it answers,
-    not a statistic against its others; the count then neither conflicts nor agrees."""
-    stats = asked.terms.groups.get("statistic", frozenset())
-    if "count" not in stats or not have.terms.groups.get("statistic") or not (action.outputs and _outputs_count(action)):
-        return asked
-    groups = {g: v for g, v in asked.terms.groups.items() if g != "statistic"}
-    if stats - {"count"}:
-        groups["statistic"] = stats - {"count"}
-    return dataclasses.replace(asked, terms=dataclasses.replace(asked.terms, groups=groups))
-
-
-def upstream_tasks(actions: Sequence[Action]) -> dict[str, frozenset[str]]:
-    """The tasks that make each action's inputs: "how many ROIs did segmentation find" names segmentation as
-    where the cells came from, which the plan runs before the counter, not as a task the counter must do."""
-    return {name: frozenset(t for b in made_by for t in named(b).terms.groups.get("task", ()))
-            for name, made_by in producers(actions).items()}
-
-
-def _with_upstream(have: Named, tasks: frozenset[str], asked: Named, counts: bool) -> Named:
-    """The action as also doing its upstream tasks, when the clause asks something it does itself (a count of
-    what segmentation found); "segment the cells with cellpose" asks the segmentation, not a measure of its cells."""
-    does = {**have.terms.groups}
-    if counts:
-        does["statistic"] = does.get("statistic", frozenset()) | {"count"}
-    own = [g for g, v in asked.terms.groups.items() if g != "task" and v and v <= does.get(g, frozenset())]
-    if not own or not tasks - have.terms.groups.get("task", frozenset()):
-        return have
-    groups = {**have.terms.groups, "task": have.terms.groups.get("task", frozenset()) | tasks}
-    return dataclasses.replace(have, terms=dataclasses.replace(have.terms, groups=groups))
 
 _SEE = re.compile(r"\b(?:show|display|see|view|look at|picture)\b", re.IGNORECASE)
 _RESULT_GROUPS = ("statistic", "measure", "feature", "shape")
@@ -348,18 +261,7 @@ class Judge:
         for (a, _), s in zip(flat, sims, strict=True):
             best[a.name] = max(best.get(a.name, -1.0), float(s))
         margin = self.near_miss_margin if self.near_miss_margin is not None else NEAR_MISS_MARGINS.get(self.scorer.name)
-        missed: dict[str, tuple[float, NotServed]] = {}
-        if margin is not None:
-            said = set(tokens(text))
-            misses = [(a, n) for a in actions for n in near_misses(a)]
-            for (a, n), s in zip(misses, self.scorer.scores(text, [n.text for _, n in misses]) if misses else [],
-                                 strict=True):
-                # closer to a near miss than to anything served, and saying what sets that near miss apart
-                # ("each cortical layer", "running speed"); a near miss that is only closer says nothing
-                closer = float(s) - best.get(a.name, 0.0)
-                apart = said & distinguishing(a, n)
-                if (closer > margin and apart or closer > margin + NEAR_MISS_ALONE) and float(s) > missed.get(a.name, (-1.0, n))[0]:
-                    missed[a.name] = (float(s), n)
+        missed = closest_misses(self.scorer, text, actions, best, margin) if margin is not None else {}
         asked = Named.of(clause)  # the specifics are the clause's own; context only helps the similarity
         asked = dataclasses.replace(asked, objects=worked_on(split_negated(text)[0]))
         sees = _asks_to_see(clause, asked)
@@ -380,8 +282,8 @@ class Judge:
     def _decide(self, asked: Named, action: Action, semantic: float, sees: bool = False,
                 unknown: Sequence[str] = (), upstream: frozenset[str] = frozenset(),
                 near_miss: tuple[float, NotServed] | None = None, unsaid: Sequence[str] = ()) -> Candidate:
-        have = _with_upstream(named(action), upstream, asked, bool(action.outputs) and _outputs_count(action))
-        terms = compare_terms(_counted(asked, action, have).terms, have.terms)
+        have = with_upstream(named(action), upstream, asked, bool(action.outputs) and outputs_count(action))
+        terms = compare_terms(counted(asked, action, have).terms, have.terms)
         unspecified = [u for u in terms.unspecified
                        # a number given to a tool with numeric parameters is an argument, not a specific
                        if not (action.numeric_args and u.startswith("parameter"))
@@ -393,7 +295,7 @@ class Judge:
         # a filter ("cells larger than 50 px"), a model fit ("fit an exponential"), a statistical test ("a t-test
         # between the halves") or a count ("how many ROIs are active?") the action neither names nor outputs
         # (n_cells, events_per_cell) is not done
-        strict_here = _STRICT_HERE if not _outputs_count(action) else _STRICT_HERE[:3]
+        strict_here = _STRICT_HERE if not outputs_count(action) else _STRICT_HERE[:3]
         strict = [f"{u}: the action does not do it" for u in unspecified if u.startswith(strict_here)]
         terms = dataclasses.replace(terms, unspecified=[u for u in unspecified if not u.startswith(strict_here)],
                                     conflicts=[*terms.conflicts, *strict, *denial_conflicts(asked, have)])
@@ -471,4 +373,4 @@ def assess(request: str, actions: Sequence[Action], scorer: Scorer, *, has_input
 
 
 __all__ = ["INPUT", "NOTHING", "Candidate", "ClauseCoverage", "Coverage", "Judge", "asked_columns", "assess", "assess_clause",
-           "in_domain", "library_vocabulary", "named", "upstream_tasks", "table_columns", "with_columns"]
+           "in_domain", "library_vocabulary", "table_columns", "with_columns"]

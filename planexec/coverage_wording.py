@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 @lru_cache(maxsize=256)
 def action_words(action: Action) -> frozenset[str]:
     """The content words of an action's name, title, phrasings and tags."""
-    from planexec.coverage import phrasings
+    from planexec.coverage_actions import phrasings
 
     return frozenset(tokens(" ".join([action.name.replace("_", " "), action.title, *phrasings(action), *action.tags])))
 

@@ -193,7 +193,7 @@ def test_a_clause_asking_only_to_analyse_the_input_is_served_by_it_whatever_scor
 
 def test_a_task_that_makes_the_actions_inputs_is_where_they_came_from_not_a_conflict() -> None:
     """ "How many ROIs did segmentation find?" names segmentation as the counter's source: the plan runs it first."""
-    from planexec.coverage import upstream_tasks
+    from planexec.coverage_actions import upstream_tasks
 
     judge = Judge.for_scorer(KeywordScorer(), threshold=0.0)
     counted = {c.name: c for c in judge.candidates("how many ROIs did the segmentation find?", ACTIONS)}

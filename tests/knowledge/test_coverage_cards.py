@@ -7,7 +7,8 @@ import dataclasses
 
 from planexec.action_cards import load_cards
 from planexec.actions import actions_from
-from planexec.coverage import Judge, distinguishing, library_vocabulary, named, phrasings
+from planexec.coverage import Judge, library_vocabulary
+from planexec.coverage_actions import distinguishing, named, phrasings
 from planexec.knowledge.starters import read_capability_dir
 from planexec.knowledge.store import default_seed_dir
 from planexec.similarity import EmbeddingScorer, KeywordScorer

@@ -1,0 +1,134 @@
+"""What an action says and does, for the coverage decision: its phrasings (own, shipped and its card's),
+the specifics it names, the tasks upstream of it, and the near misses its card says it does not serve."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+
+from planexec.action_cards import NotServed, load_cards
+from planexec.actions import Action, producers
+from planexec.coverage_terms import Named
+from planexec.datafiles import shipped
+from planexec.similarity import Scorer, tokens
+
+# A near miss (the card's "not" list) refuses an action when the clause is closer to it than to anything the
+# action serves and says a word that sets the near miss apart ("each cortical layer"), or is closer by
+# NEAR_MISS_ALONE whatever it says. Keyword overlap is too coarse to tell them apart, so it has none.
+NEAR_MISS_MARGINS: dict[str, float] = {"embedding": 0.0}
+NEAR_MISS_ALONE = 0.15
+# Taken off the similarity per content word of the clause that nothing the action serves says ("podcast",
+# "Mahalanobis", "genotypes"): the cards make an action's own words a wide enough net for this to be fair.
+UNSAID_PENALTIES: dict[str, float] = {"embedding": 0.06}
+
+
+@lru_cache(maxsize=1)
+def tool_phrasings() -> dict[str, tuple[str, ...]]:
+    """Extra phrasings of the built-in tools (shipped data), matched like capability examples."""
+    data = json.loads(shipped("calibration", "tool_phrasings.json").read_text(encoding="utf-8"))
+    return {k: tuple(v) for k, v in data["tools"].items()}
+
+
+def phrasings(action: Action, cards: bool = True) -> tuple[str, ...]:
+    """The texts a clause is scored against: the action's own, shipped phrasings of a tool, and (with `cards`)
+    its card's requests it serves (`planexec.action_cards`). A card's wording widens what the clause may say;
+    its numbers and incidental words are not the action's specifics, so `named` reads the others only."""
+    extra = tool_phrasings().get(action.name, ()) if action.type != "capability" else ()
+    card = load_cards().get(action.name) if cards else None
+    return (*action.texts, *extra, *(card.serves if card else ()))
+
+
+def near_misses(action: Action) -> tuple[NotServed, ...]:
+    """The close requests the action's card says it does not serve, each with why."""
+    card = load_cards().get(action.name)
+    return card.not_served if card else ()
+
+
+@lru_cache(maxsize=2048)
+def distinguishing(action: Action, miss: NotServed) -> frozenset[str]:
+    """The words of a near miss that nothing the action serves says ("layer" in "count cells per cortical layer")."""
+    return frozenset(tokens(miss.text)) - {w for t in phrasings(action) for w in tokens(t)}
+
+
+_COUNT_OUTPUT = re.compile(r"^n_|count|number|_per_")
+
+
+def outputs_count(action: Action) -> bool:
+    """Whether an action's declared outputs or reported results hold a count (n_cells, events_per_cell,
+    a tool's n_outliers); True when it declares none."""
+    return not action.outputs or any(_COUNT_OUTPUT.search(o) for o in (*action.outputs, *action.reports))
+
+
+@lru_cache(maxsize=512)
+def named(action: Action) -> Named:
+    """What an action names and does: for a capability its name, examples, tags and variables, not incidental
+    words of its description."""
+    text = " ".join([action.name.replace("_", " "), action.title, *phrasings(action, cards=False), *action.tags])
+    if action.type == "capability":
+        about = " ".join([action.name.replace("_", " "), action.title, *action.examples, *action.tags])
+        have = Named.of(text, (*action.inputs, *action.outputs), about)
+    else:
+        have = Named.of(text)
+    if action.term_args:  # what an argument chooses ("band depth" -> method="bd") is done too
+        from planexec.knowledge.reuse import extract_terms
+
+        offered = extract_terms(" ".join(v.replace("_", " ") for v in action.term_args)).groups
+        groups = {g: have.terms.groups.get(g, frozenset()) | offered.get(g, frozenset())
+                  for g in {*have.terms.groups, *offered}}
+        have = dataclasses.replace(have, terms=dataclasses.replace(have.terms, groups=groups))
+    return have
+
+
+def counted(asked: Named, action: Action, have: Named) -> Named:
+    """A count asked of an action whose results hold one (n_outliers beside its median) is what it answers,
+    not a statistic against its others; the count then neither conflicts nor agrees."""
+    stats = asked.terms.groups.get("statistic", frozenset())
+    if "count" not in stats or not have.terms.groups.get("statistic") or not (action.outputs and outputs_count(action)):
+        return asked
+    groups = {g: v for g, v in asked.terms.groups.items() if g != "statistic"}
+    if stats - {"count"}:
+        groups["statistic"] = stats - {"count"}
+    return dataclasses.replace(asked, terms=dataclasses.replace(asked.terms, groups=groups))
+
+
+def upstream_tasks(actions: Sequence[Action]) -> dict[str, frozenset[str]]:
+    """The tasks that make each action's inputs: "how many ROIs did segmentation find" names segmentation as
+    where the cells came from, which the plan runs before the counter, not as a task the counter must do."""
+    return {name: frozenset(t for b in made_by for t in named(b).terms.groups.get("task", ()))
+            for name, made_by in producers(actions).items()}
+
+
+def with_upstream(have: Named, tasks: frozenset[str], asked: Named, counts: bool) -> Named:
+    """The action as also doing its upstream tasks, when the clause asks something it does itself (a count of
+    what segmentation found); "segment the cells with cellpose" asks the segmentation, not a measure of its cells."""
+    does = {**have.terms.groups}
+    if counts:
+        does["statistic"] = does.get("statistic", frozenset()) | {"count"}
+    own = [g for g, v in asked.terms.groups.items() if g != "task" and v and v <= does.get(g, frozenset())]
+    if not own or not tasks - have.terms.groups.get("task", frozenset()):
+        return have
+    groups = {**have.terms.groups, "task": have.terms.groups.get("task", frozenset()) | tasks}
+    return dataclasses.replace(have, terms=dataclasses.replace(have.terms, groups=groups))
+
+
+def closest_misses(scorer: Scorer, text: str, actions: Sequence[Action], best: dict[str, float],
+                   margin: float) -> dict[str, tuple[float, NotServed]]:
+    """Per action, the near miss of its card that refuses it for `text` (`best`: its closest served phrasing):
+    closer than anything served and saying a word that sets the near miss apart ("each cortical layer",
+    "running speed"), or closer by NEAR_MISS_ALONE whatever it says."""
+    said = set(tokens(text))
+    misses = [(a, n) for a in actions for n in near_misses(a)]
+    out: dict[str, tuple[float, NotServed]] = {}
+    for (a, n), s in zip(misses, scorer.scores(text, [n.text for _, n in misses]) if misses else [], strict=True):
+        closer = float(s) - best.get(a.name, 0.0)
+        refuses = closer > margin and bool(said & distinguishing(a, n)) or closer > margin + NEAR_MISS_ALONE
+        if refuses and float(s) > out.get(a.name, (-1.0, n))[0]:
+            out[a.name] = (float(s), n)
+    return out
+
+
+__all__ = ["NEAR_MISS_ALONE", "NEAR_MISS_MARGINS", "UNSAID_PENALTIES", "closest_misses", "counted", "distinguishing", "named",
+           "near_misses", "outputs_count", "phrasings", "tool_phrasings", "upstream_tasks", "with_upstream"]

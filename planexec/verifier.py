@@ -132,13 +132,19 @@ def goal_verdict(step: PlanStep, output: ToolOutput, names: dict[str, Any],
         return Verdict(False, f'"{step.serves}" asks which {item}; the step\'s results ({", ".join(sorted(names)[:8]) or "none"}) '
                        f"name no {item} and no index", "heuristic")
     phrase = asked_phrase(step.serves)
-    missing = unexplained(phrase, [step.goal, step.success_criteria, output.summary, *_names_within(names),
-                                   _self_description(step, ctx)]) if phrase else []
+    # what the step made and what its action says it computes; not the goal a planner wrote, which a model
+    # fills with the request's own words ("compute-the-spectral-entropy" over a literature search), nor what a
+    # summary quotes ("3 passages for 'spectral entropy'")
+    made = _QUOTED.sub(" ", output.summary)
+    missing = unexplained(phrase, [made, *_names_within(names), _self_description(step, ctx)]) if phrase else []
     if missing:
         shown = ", ".join(sorted(names)[:8]) or "none"
         return Verdict(False, f'"{step.serves}" asks for the {phrase}; this step computes no '
                        f'{" ".join(missing)} (its results: {shown})', "heuristic")
     return None
+
+
+_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
 
 
 def _names_within(names: dict[str, Any]) -> list[str]:

@@ -17,12 +17,13 @@ from planexec.llm.retry import RetryPolicy
 from tests.core.helpers import fast_config, plan, plan_json, step, toolbox
 from tests.fakeprovider import FakeProvider, rate_limited, text
 
-REQUEST = "Compute the spectral entropy of x and double it"  # in scope, covered by no tool: the model plans it
-# The model's last step serves the clauses it was asked for (planner_additive._serving): its goal names the quantity.
+REQUEST = "Compute the spectral flatness of x and double it"  # in scope, covered by no tool: the model plans it
+# The model's last step serves the clauses it was asked for (planner_additive._serving); this test is about the
+# flow, and flatness is no quantity the answer check knows (a request for the spectral entropy now ends partial).
 PLAN = plan_json(
     {"step_num": 1, "goal": "Publish x", "primary_tools": ["broken"], "fallback_tools": ["publish"],
      "success_criteria": "x is published and looks plausible"},
-    {"step_num": 2, "goal": "Double x, the spectral entropy", "primary_tools": ["double"], "depends_on": [1]},
+    {"step_num": 2, "goal": "Double x", "primary_tools": ["double"], "depends_on": [1]},
 )
 ARGS = json.dumps({"x": 7})
 VERDICT = json.dumps({"ok": True, "reason": "x is there and plausible"})

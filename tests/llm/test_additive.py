@@ -46,3 +46,15 @@ def test_a_model_plan_that_computes_nothing_asked_does_not_succeed(tmp_path) -> 
     assert result.plan is not None and result.plan.steps[-1].serves, result.plan
     assert result.status != "succeeded", result.answer
     assert "entropy" in result.answer
+
+
+def test_a_model_step_whose_goal_echoes_the_request_is_judged_by_what_it_made(tmp_path) -> None:  # noqa: ANN001
+    """A one-step model plan titled with the request's words ("compute-the-spectral-entropy") over a literature
+    search: the goal a planner wrote explains nothing; the passages it returned name no entropy."""
+    echo = {"steps": [{"step_num": 1, "goal": "compute-the-spectral-entropy", "primary_tools": ["rag_retrieval"],
+                       "args": {"query": "spectral entropy"}}], "rationale": "one search"}
+    llm = ScriptedLLM([json.dumps(echo)] * 6)
+    config = Config.from_env(embedder="none", rag=True, home=tmp_path / "home", output_root=tmp_path / "out")
+    result = Orchestrator(llm, config=config).run(ENTROPY)
+    assert result.status != "succeeded", result.answer
+    assert "computes no entropy" in result.answer

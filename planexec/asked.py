@@ -112,8 +112,8 @@ _EXTREMES = frozenset({"max", "min"})
 
 
 def unexplained(phrase: str, names: Iterable[str]) -> list[str]:
-    """The quantity words of `phrase` (as written) that none of `names` (result names, a step's title,
-    its summary, a capability's own description) contains. An extreme of another quantity ("the largest
+    """The quantity words of `phrase` (as written) that none of `names` (result names, the step's summary,
+    its capability's own description) contains. An extreme of another quantity ("the largest
     cell's diameter") must be named together with it: a typical diameter beside a peak SNR is not it."""
     texts = [{c for _, c in _words(text)} for text in names]
     have = set().union(*texts)

@@ -220,9 +220,6 @@ class Judge:
     """The words of the whole library, for method names no action says (default: those of the actions judged)."""
     upstream: dict[str, frozenset[str]] | None = dataclasses.field(default=None, hash=False)
     """Per action, the tasks of the actions that make its inputs (default: `upstream_tasks` of the actions judged)."""
-    near_miss_margin: float | None = None
-    """Refuse an action when the clause is this much closer to one of its near misses than to what it serves
-    (default: `NEAR_MISS_MARGINS` of the scorer; none for keywords)."""
     learned: LearnedDecision | None = None
     """Fitted weights over the rule signals (`planexec.coverage_model`); None: the hand rules decide."""
 
@@ -260,7 +257,7 @@ class Judge:
         best: dict[str, float] = {}
         for (a, _), s in zip(flat, sims, strict=True):
             best[a.name] = max(best.get(a.name, -1.0), float(s))
-        margin = self.near_miss_margin if self.near_miss_margin is not None else NEAR_MISS_MARGINS.get(self.scorer.name)
+        margin = NEAR_MISS_MARGINS.get(self.scorer.name)  # none for keywords: no near-miss rule
         missed = closest_misses(self.scorer, text, actions, best, margin) if margin is not None else {}
         asked = Named.of(clause)  # the specifics are the clause's own; context only helps the similarity
         asked = dataclasses.replace(asked, objects=worked_on(split_negated(text)[0]))

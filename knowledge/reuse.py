@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 _LEXICON: list[tuple[str, str, str]] = [
     ("", "", r"min(?:imum)?[ _](?:seed )?distance"),  # a parameter's name, not a statistic
     ("projection", "max_projection", r"max[- ]project\w*"),
-    ("projection", "max_projection", r"max(?:imum)?[- ]?(?:intensity )?(?:projection|image)"),
-    ("projection", "mean_projection", r"(?:mean|average)[- ]?(?:intensity )?(?:projection|image)"),
+    ("projection", "max_projection", r"max(?:imum)?[- ]?(?:intensity )?(?:projection|image|frame)"),
+    ("projection", "mean_projection", r"(?:mean|average)[- ]?(?:intensity )?(?:projection|image|frame)"),
     ("projection", "std_projection", r"(?:std|standard[- ]deviation)[- ]?(?:projection|image)"),
     ("filter", "median_filter", r"median[- ]filter\w*"),
     ("filter", "gaussian_filter", r"gaussian (?:filter\w*|smooth\w*|blur\w*|kernel)"),
@@ -85,7 +85,20 @@ _LEXICON: list[tuple[str, str, str]] = [
     ("plot", "heatmap", r"heat[- ]?maps?|raster"),
     ("plot", "scatter", r"scatter"),
     ("plot", "bar", r"\bbar (?:charts?|plots?|graphs?)|\bbar ?graphs?"),
-    ("axis", "per_item", r"(?:per|each|every|for each|individual) (?:\w+ )?(?:cell|roi|neuron|curve|trace|trial|sample|"
+    # a relation between two things: what one action computes per thing is not it
+    ("relation", "pairwise", r"\bpairwise\b|\b(?:every|each|all|any) pairs? of\b|\bpairs of\b|"
+                             r"\bbetween (?:the |all |two )?(?:cells|neurons|rois|columns|curves|traces|recordings|movies)\b"),
+    ("relation", "versus", r"\bbetween (?:each|every|the) \w+ and (?:its|their|the)\b"),
+    # a part of the data or a split of it no action takes: "only the first 100 frames", "each trial separately"
+    ("scope", "subset", r"\b(?:only|just) (?:the |a |for )?(?:first|last|middle|odd|even|top|bottom|brightest|dimmest)\b|"
+                        r"\b(?:first|last|initial|final) (?:\d+|few|ten|twenty|fifty|hundred) ?(?:\w+ )?(?:frames?|seconds?|"
+                        r"minutes?|cells?|rois?|neurons?|curves?|rows?|samples?|trials?)\b|\bframes? \d+ ?(?:-|to|through) ?\d+\b|"
+                        r"\bsubsets?\b|\b(?:odd|even)[- ]numbered\b|\b(?:first|second|last) half\b"),
+    ("scope", "per_pixel", r"\b(?:per|each|every|for each|for every) pixels?\b|\bpixel[- ]?wise\b|\bpixel[- ]by[- ]pixel\b"),
+    ("scope", "split", r"\b(?:per|each|every|for each|within each|by|across) (?:\w+ )?(?:trials?|quadrants?|layers?|epochs?|"
+                       r"blocks?|stimul\w*|planes?|halves|sweeps?|repeats?|z[- ]?planes?)\b|\bseparately\b|"
+                       r"\btrial[- ]averag\w*|\b(?:z[- ]?stack|depth axis)\b"),
+    ("axis", "per_item", r"(?:per|each|every|for each|individual) (?:\w+ )?(?:cell|roi|neuron|curve|trace|sample|"
                          r"label|mask)s?|(?:each|every) labell?ed regions?"),  # "per region" groups a table
     ("axis", "per_time", r"(?:per|each|every) (?:frame|time ?point|time step)s?|pointwise|across (?:all )?(?:the )?(?:cells|curves|rois|neurons|trials)"),
     # "running" only before what a window slides over ("after running the segmentation" is no window);
@@ -107,7 +120,7 @@ _LEXICON: list[tuple[str, str, str]] = [
     ("task", "group_by", r"\b(?:per|by|for each|grouped by|broken down by|across) (?:region|product|group|category|"
                          r"categorie|month|year|week|day|condition|site|animal|mouse|mice|subject|session)s?\b"),
     ("object", "mean_trace", r"(?:mean|average|population)[- ](?:fluorescence )?(?:trace|time course|signal)s?"),
-    ("action", "plot", r"\bplot\w*|\bdraw\w*|visuali[sz]\w*|\bfigures?\b|\boverlay\w*"),
+    ("action", "plot", r"\bplot\w*|\bdraw\w*|visuali[sz]\w*|\bfigures?\b|\boverlay\w*|\bcharts?\b|\bpanels?\b|\bdiagrams?\b"),
     ("action", "save", r"\bsav(?:e|es|ing)\b|export\w*|\bwrite (?:\w+ )*?(?:to|into) (?:a |the )?(?:\w+ )?(?:file|disk|csv)"),
     ("action", "load", r"\bload\w*|\bread\b|\bopen\b"),
     ("action", "simulate", r"\bsimulat\w*|\bsynthetic\b"),
@@ -128,11 +141,13 @@ _LEXICON: list[tuple[str, str, str]] = [
     ("measure", "snr", r"signal[- ]to[- ]noise|\bsnr\b"),
     ("measure", "entropy", r"entrop\w*"),
     ("measure", "autocorrelation", r"auto[- ]?correlation"),
+    ("measure", "correlation", r"\bcorrelations?\b|\bcorrelate\b|\bcross[- ]?correlat\w*|\bcorr\b"),
+    ("measure", "distance", r"\bdistances?\b|\bhow far\b|\bnearest[- ]neighbou?r"),
 ]
 # Groups naming what a step must do (plot, save, detect...), a quantity it must compute
 # (skewness, SNR...), the object it works on (the mean trace) or the kind of figure (heatmap):
 # a capability silent on them cannot do it.
-STRICT_GROUPS = frozenset({"action", "task", "measure", "object", "plot"})
+STRICT_GROUPS = frozenset({"action", "task", "measure", "object", "plot", "scope", "relation"})
 _COMPILED = [(g, c, re.compile(p)) for g, c, p in _LEXICON]
 
 _UNITS = {

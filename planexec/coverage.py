@@ -35,7 +35,13 @@ from planexec.coverage_actions import (
 )
 from planexec.coverage_names import Vocabulary, unknown_methods
 from planexec.coverage_tables import asked_columns, table_columns, with_columns
-from planexec.coverage_terms import Named, denial_conflicts, split_negated, worked_on
+from planexec.coverage_terms import (
+    Named,
+    denial_conflicts,
+    split_negated,
+    without_purpose,
+    worked_on,
+)
 from planexec.coverage_wording import action_words
 from planexec.knowledge.reuse import ReusePolicy, compare_terms
 from planexec.similarity import Scorer, tokens
@@ -195,12 +201,15 @@ def _produces_figure_only(action: Action) -> bool:
 _STRICT_HERE = ("comparison ", "fit ", "test ", "statistic count")
 
 
-_SEE = re.compile(r"\b(?:show|display|see|view|look at|picture)\b", re.IGNORECASE)
+_SEE = re.compile(r"\b(?:show|display|see|view|look at|picture|contours?|outlined?|stacked|ticked|illustrat\w*)\b",
+                  re.IGNORECASE)
 _RESULT_GROUPS = ("statistic", "measure", "feature", "shape")
 
 
 def _asks_to_see(clause: str, asked: Named) -> bool:
     """ "show me the ROIs on the image" asks for a picture; "show me the mean amplitude" asks for a number."""
+    if asked.terms.groups.get("plot"):  # a kind of figure (a boxplot, a heatmap) is a picture whatever else it names
+        return True
     return bool(_SEE.search(clause)) and not any(g in asked.terms.groups for g in _RESULT_GROUPS)
 
 
@@ -259,7 +268,7 @@ class Judge:
             best[a.name] = max(best.get(a.name, -1.0), float(s))
         margin = NEAR_MISS_MARGINS.get(self.scorer.name)  # none for keywords: no near-miss rule
         missed = closest_misses(self.scorer, text, actions, best, margin) if margin is not None else {}
-        asked = Named.of(clause)  # the specifics are the clause's own; context only helps the similarity
+        asked = Named.of(without_purpose(clause))  # the clause's own specifics; context only helps the similarity
         asked = dataclasses.replace(asked, objects=worked_on(split_negated(text)[0]))
         sees = _asks_to_see(clause, asked)
         unknown = unknown_methods(split_negated(clause)[0], self.vocabulary or library_vocabulary(actions))
@@ -308,8 +317,9 @@ class Judge:
             ("unknown method", f"names {', '.join(unknown)}, which no tool or capability here does", bool(unknown)),
             ("literature", "searches the literature; the clause names no paper or method to look up",
              "paper" in have.objects and "paper" not in asked.objects),
+            # what a literature search is about is its topic, not an object it works on
             ("objects", f"works on {', '.join(sorted(have.objects)) or 'other things'}, not {', '.join(unnamed)}",
-             bool(unnamed)),
+             bool(unnamed) and not ("paper" in have.objects and "paper" in asked.objects)),
             ("figure only", "only draws a figure; the clause asks for a result",
              _produces_figure_only(action) and (no_plot or not (wants_plot or sees))),
             ("no figure", "makes no figure; the clause asks for one", wants_plot and not _makes_figure(action)),
@@ -318,6 +328,8 @@ class Judge:
         ) if applies]
         if ok and vetoes:
             ok, reason = False, vetoes[0][1]
+        if near_miss is not None:  # the card's near miss says best why (what the action does instead)
+            reason = vetoes[-1][1]
         return Candidate(action.name, action.tool, score, semantic, ok, reason, tuple(k for k, _ in vetoes))
 
 

@@ -21,8 +21,11 @@ from planexec.knowledge.reuse import normalise_notation
 
 _TOKEN = re.compile(r"[^\W_][\w'’-]*[^\W_]|[^\W_]", re.UNICODE)
 _UNIT = re.compile(r"^\d+(?:\.\d+)?(?:st|nd|rd|th|px|hz|khz|ms|s|x|d|um|µm|nm|%)?$", re.IGNORECASE)
-_NOTATION = re.compile(r"[δΔ]\s*[fF]\s*/\s*[fF]0?|\bd[fF]\s*/\s*[fF]0?|\b[fF]0\b|\bdR\s*/\s*R\b")
-_COMMON = frozenset("i hz khz ms px sd std id ok".split())
+_NOTATION = re.compile(r"[δΔ]\s*[fF]\s*/\s*[fF]0?|\bd[fF]\s*/\s*[fF]0?|\b[fF]0\b|\bdR\s*/\s*R\b|"
+                       r"\b[dD]elta ?[fF](?: over | ?/ ?)[fF]0?\b")
+_COMMON = frozenset("i hz khz ms px sd std id ids ok".split())
+_QUALIFIED = re.compile(r"-(?:based|style|like|type|driven|derived)$", re.IGNORECASE)
+"""A suffix that qualifies a name without changing it: "LoG-based" names LoG, "suite2p-style" suite2p."""
 _FUNCTION_WORDS = frozenset("and the for per with from each any all are its into over than then when".split())
 
 # Method families users write in lower case (machine learning, statistics, image processing);
@@ -31,7 +34,11 @@ _FAMILIES = re.compile(
     r"\b(?:(?:neural|convolutional|deep|recurrent|graph) (?:\w+ )?(?:net\w*|learning)|machine learning|"
     r"(?:matrix|tensor) factori[sz]ation|component analysis|optical flow|active contours?|random forests?|"
     r"mixture models?|least[- ]squares|wavelets?|non-?local means|low[- ]rank|bootstrap\w*|spectral|spectrum|"
-    r"bayesian|monte carlo|autoencoders?|classifiers?|embedd\w*|deformable|dimensionality reduction)\b",
+    r"bayesian|monte carlo|autoencoders?|classifiers?|embedd\w*|deformable|dimensionality reduction|"
+    # named methods often written in lower case
+    r"kalman|mahalanobis|random[- ]walk\w*|feret|hough|fourier|canny|sobel|gabor|hilbert|granger|level[- ]sets?|"
+    r"region[- ]growing|graph[- ]cuts?|mean[- ]shift|dynamic time warping|isolation forests?|hierarchical clustering|"
+    r"dbscan|umap|t-?sne)\b",
     re.IGNORECASE)
 
 
@@ -78,10 +85,10 @@ def _spells(acronym: str, phrase: tuple[str, ...]) -> bool:
 def method_names(clause: str) -> list[str]:
     """Words and phrases of `clause` that read as the name of a method (by their form or family)."""
     text = _NOTATION.sub(" ", clause)
-    names = [m.group(0) for m in _FAMILIES.finditer(text)]
-    tokens = _TOKEN.findall(_FAMILIES.sub(" ", text))
-    for i, raw in enumerate(tokens):
-        tok = re.sub(r"['’]s$", "", raw)
+    found = [(m.start(), m.group(0)) for m in _FAMILIES.finditer(text)]
+    tokens = list(_TOKEN.finditer(_FAMILIES.sub(lambda m: " " * len(m.group(0)), text)))
+    for i, match in enumerate(tokens):
+        tok = _QUALIFIED.sub("", re.sub(r"['’]s$", "", match.group(0)))
         if len(tok) < 2 or _UNIT.match(tok) or tok.lower() in _COMMON:
             continue
         letters = re.sub(r"[^A-Za-z]", "", tok)
@@ -90,8 +97,8 @@ def method_names(clause: str) -> list[str]:
                  or (i > 0 and tok[0].isupper())                        # "... with a Kalman filter"
                  or (bool(letters) and any(c.isdigit() for c in tok)))  # BM3D, cyto2, 3D
         if named:
-            names.append(tok)
-    return names
+            found.append((match.start(), tok))
+    return [name for _, name in sorted(found)]
 
 
 def unknown_methods(clause: str, vocabulary: Vocabulary) -> list[str]:

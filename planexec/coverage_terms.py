@@ -19,17 +19,18 @@ from planexec.knowledge.reuse import Terms, extract_terms
 # ("count the events" is not served by a cell counter, "watershed on the curves" not by image segmentation).
 _OBJECTS = {
     "cell": r"\bcells?\b|\bneurons?\b|\brois?\b|\bsomat\w*|cell bod\w*|regions? of interest|\bper-cell\b",
-    "event": r"\bevents?\b|\btransients?\b|\bspikes?\b|\bpeaks?\b(?! (?:projection|intensity|brightness|value)s?\b)"
+    "event": r"\bevents?\b|\btransients?\b|\bspikes?\b|\bpeaks?\b(?![- ](?:over[- ]time[- ])?(?:projection|intensity|brightness|value|image|frame)s?\b)"
              r"|\bfir(?:e|es|ing)\b",
     # "in pixels", "50 pixels" and "per 100 frames" are units of a size or a rate, not the image
     "image": r"\bimages?\b|(?<!\d )\bframes?\b|\bmovie\b|\bstack\b|(?<!\bin )(?<!\d )\bpixels?\b|\bprojection\b"
              r"|\brecording\b|field of view",
     "curve": r"\bcurves?\b|\bensemble\b",
-    "table": r"\btables?\b|\bcolumns?\b|\brows?\b|\bcsv\b|\bspreadsheet\b",
+    "table": r"\btables?\b|\bcolumns?\b|\brows?\b(?!,? ?(?:and |/)?col)|\bcsv\b|\bspreadsheet\b",
     "trace": r"\btraces?\b|\btime[- ]?courses?\b|\btime[- ]series\b|\bd\s*f\s*/\s*f0?\b|[δΔ]\s*f\s*/\s*f|\bdff\b",
     "neuropil": r"\bneuropil\b",
     "vessel": r"\bvessels?\b|\bdendrit\w*|\baxons?\b",
-    "paper": r"\bpapers?\b|\bliterature\b|\bpublications?\b",
+    "paper": r"\bpapers?\b|\bliterature\b|\bpublications?\b|\breferences\b|\b(?:a|the) reference (?:for|on|about|that|which)\b|\bcit(?:e|es|ation|ations)\b|\bpassages?\b|"
+             r"\bsources? (?:for|on|about)\b",
 }
 _OBJECT_RES = {k: re.compile(v, re.IGNORECASE) for k, v in _OBJECTS.items()}
 
@@ -56,10 +57,28 @@ _DOING = ("task", "action")
 
 # What a clause is for, or the stretch of time it spans, is not what it works on: "a correlation map to find
 # dim active cells" works on the movie, "a baseline that follows bleaching over the recording" on traces.
-_PURPOSE = re.compile(r"\b(?:to|so (?:that )?(?:i|we|you) can|in order to)\s+(?:find|spot|see|locate|identify|reveal|"
-                      r"highlight)\b.*$", re.IGNORECASE)
+_PURPOSE = re.compile(r"\b(?:(?:to|in order to)\s+(?:find|spot|see|locate|identify|reveal|highlight|try|test|check)|"
+                      r"so (?:that )?(?:i|we|you) can|so (?:that )?(?:\w+\s+){1,5}?(?:can|could|will|does|doesn'?t|don'?t|"
+                      r"won'?t|pops?|stands?)\b)\b.*$", re.IGNORECASE)
 _SPAN = re.compile(r"\b(?:over|across|during|throughout)\s+(?:the\s+)?(?:whole\s+|entire\s+)?"
                    r"(?:recording|movie|session|acquisition)\b", re.IGNORECASE)
+
+
+# What a clause says its input already went through is not a task it asks: "segment the registered movie".
+_DONE_TO_INPUT = re.compile(r"\b(?:registered|motion[- ]corrected|denoised|segmented|detected|deconvolved|classified|"
+                            r"extracted)\s+(?=(?:\w+\s+)?(?:movie|recording|stack|video|frames?|images?|data|cells|rois?|"
+                            r"traces?|events|masks|neurons)\b)", re.IGNORECASE)
+
+
+_BEFORE = re.compile(r"\b(?:before|prior to|ahead of)\s+(?:the\s+)?(?:\w+ing|segmentation|registration|detection|"
+                     r"deconvolution|analysis|extraction)\b", re.IGNORECASE)
+"""What a step comes before ("low-pass the movie before segmenting") is the next step, not this one."""
+
+
+def without_purpose(text: str) -> str:
+    """The clause without what it is for ("... so I can see every cell", "... to try the boxplot on") and without
+    what its input already went through ("the registered movie"): neither is something it asks to be done."""
+    return _DONE_TO_INPUT.sub("", _BEFORE.sub(" ", _PURPOSE.sub(" ", text)))
 
 
 def worked_on(text: str) -> frozenset[str]:
@@ -67,9 +86,16 @@ def worked_on(text: str) -> frozenset[str]:
     return objects(_SPAN.sub(" ", _PURPOSE.sub(" ", text)))
 
 
+_FRAMES = re.compile(r"(?<!\d )\bframes?\b", re.IGNORECASE)
+
+
 def objects(text: str) -> frozenset[str]:
-    """The domain objects a text names (cells, events, images, curves, tables...)."""
-    return frozenset(k for k, r in _OBJECT_RES.items() if r.search(text))
+    """The domain objects a text names (cells, events, images, curves, tables...). Frames beside events or
+    traces are when something happens ("which frames have transients"), not images."""
+    found = frozenset(k for k, r in _OBJECT_RES.items() if r.search(text))
+    if "image" in found and found & {"event", "trace"} and not _OBJECT_RES["image"].search(_FRAMES.sub(" ", text)):
+        found -= {"image"}
+    return found
 
 
 def variable_objects(names: Iterable[str]) -> frozenset[str]:
@@ -123,4 +149,4 @@ def denial_conflicts(clause: Named, action: Named) -> list[str]:
     return out
 
 
-__all__ = ["Named", "denial_conflicts", "objects", "split_negated", "variable_objects", "worked_on"]
+__all__ = ["Named", "denial_conflicts", "objects", "split_negated", "variable_objects", "without_purpose", "worked_on"]

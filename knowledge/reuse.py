@@ -84,6 +84,10 @@ _LEXICON: list[tuple[str, str, str]] = [
     ("plot", "histogram", r"histograms?"),
     ("plot", "heatmap", r"heat[- ]?maps?|raster"),
     ("plot", "scatter", r"scatter"),
+    ("plot", "violin", r"violin"),
+    ("plot", "render_3d", r"\b3[- ]?d\b|three[- ]dimensional|surface plot|\brender\w*"),
+    ("plot", "animation", r"animat\w*|\bgifs?\b|\bmp4\b|\bvideo of\b|\bmovie of the (?:traces|cells|rois)\b"),
+    ("plot", "pie", r"\bpie (?:charts?|plots?)"),
     ("plot", "bar", r"\bbar (?:charts?|plots?|graphs?)|\bbar ?graphs?"),
     # a relation between two things: what one action computes per thing is not it
     ("relation", "pairwise", r"\bpairwise\b|\b(?:every|each|all|any) pairs? of\b|\bpairs of\b|"
@@ -134,13 +138,18 @@ _LEXICON: list[tuple[str, str, str]] = [
     ("statistic", "sum", r"\bsum\b|\btotal\b(?! (?:number|count))"),
     ("statistic", "mode", r"\bmode\b"),
     ("statistic", "count", r"\bcount\w*|number of|how many"),
-    ("measure", "active", r"\bactive\b(?! together)|\bresponsive\b|\binactive\b|\bsilent\b"),
+    ("measure", "active", r"\bactive\b(?! together)|\bresponsive\b|\binactive\b|\bsilent\b|"
+                          r"\b(?:show|shows|showing|with|have|has) (?:any |some |no )?activity\b"),
+    ("measure", "rejected", r"\b(?:rejected|discarded)\b"),
     ("measure", "skewness", r"skew\w*"),
     ("measure", "kurtosis", r"kurtos\w*"),
     ("measure", "cv", r"coefficient of variation|\bcv\b"),
     ("measure", "snr", r"signal[- ]to[- ]noise|\bsnr\b"),
     ("measure", "entropy", r"entrop\w*"),
     ("measure", "autocorrelation", r"auto[- ]?correlation"),
+    # an external variable no action reads: activity against running, a stimulus, behaviour or genotype
+    ("measure", "external", r"\brunning speed|\blocomotion|\bstimul(?:us|i|ation)\b|\bbehaviou?r\w*|\bgenotypes?\b|"
+                            r"\bpupil\w*|\blick\w*|\breward\w*|\bwhisk\w*|\bwild[- ]type\b|\bknock[- ]?outs?\b"),
     ("measure", "correlation", r"\bcorrelations?\b|\bcorrelate\b|\bcross[- ]?correlat\w*|\bcorr\b"),
     ("measure", "distance", r"\bdistances?\b|\bhow far\b|\bnearest[- ]neighbou?r"),
 ]

@@ -29,6 +29,9 @@ _OBJECTS = {
     "trace": r"\btraces?\b|\btime[- ]?courses?\b|\btime[- ]series\b|\bd\s*f\s*/\s*f0?\b|[δΔ]\s*f\s*/\s*f|\bdff\b",
     "neuropil": r"\bneuropil\b",
     "vessel": r"\bvessels?\b|\bdendrit\w*|\baxons?\b",
+    # things no action here works on: a clause about them is not served whatever its wording
+    "foreign": r"\baudio\b|\bpodcasts?\b|\bsound\b|\bspeech\b|\bvoice\b|\bmusic\b|\bsongs?\b|\bgenom\w*|\bdna\b|"
+               r"\brna\b|\bproteins?\b|\bstocks?\b|\bweather\b|\bemails?\b|\bwebsites?\b|\bphotos?\b",
     "paper": r"\bpapers?\b|\bliterature\b|\bpublications?\b|\breferences\b|\b(?:a|the) reference (?:for|on|about|that|which)\b|\bcit(?:e|es|ation|ations)\b|\bpassages?\b|"
              r"\bsources? (?:for|on|about)\b",
 }

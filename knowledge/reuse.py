@@ -129,7 +129,7 @@ _LEXICON: list[tuple[str, str, str]] = [
     ("action", "load", r"\bload\w*|\bread\b|\bopen\b"),
     ("action", "simulate", r"\bsimulat\w*|\bsynthetic\b"),
     ("statistic", "mean", r"\bmeans?\b|averag\w*|\bavg\b"),
-    ("statistic", "median", r"medians?"),
+    ("statistic", "median", r"medians?|middle value"),
     ("statistic", "std", r"standard deviations?|\bstd\b|\bsd\b"),
     ("statistic", "variance", r"variances?"),
     ("statistic", "percentile", r"percentiles?|quantiles?|quartiles?"),
@@ -174,9 +174,13 @@ _NUMBER = re.compile(
 _DFF = re.compile(r"[δΔ]\s*f\s*/\s*f0?|\bd\s*f\s*/\s*f0?|delta[- ]?f(?: over |/)f|df over f|δf/f")
 
 
+_HYPHEN = re.compile(r"(?<=[a-z])-(?=[a-z])")
+
+
 def normalise_notation(text: str) -> str:
-    """Lower-case text with the notations of one quantity folded into one word (ΔF/F, dF/F -> dff)."""
-    return _DFF.sub(" dff ", text.lower()).replace("_", " ")
+    """Lower-case text with the notations of one quantity folded into one word (ΔF/F, dF/F -> dff) and words
+    joined by a hyphen read apart ("band-depth boxplot" names band depth)."""
+    return _HYPHEN.sub(" ", _DFF.sub(" dff ", text.lower()).replace("_", " "))
 
 
 _normalise = normalise_notation

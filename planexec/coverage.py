@@ -34,7 +34,13 @@ from planexec.coverage_actions import (
     with_upstream,
 )
 from planexec.coverage_names import Vocabulary, unknown_methods
-from planexec.coverage_tables import asked_columns, table_columns, with_columns
+from planexec.coverage_tables import (
+    asked_columns,
+    missing_columns,
+    named_columns,
+    table_columns,
+    with_columns,
+)
 from planexec.coverage_terms import (
     Named,
     denial_conflicts,
@@ -382,4 +388,5 @@ def assess(request: str, actions: Sequence[Action], scorer: Scorer, *, has_input
 
 
 __all__ = ["INPUT", "NOTHING", "Candidate", "ClauseCoverage", "Coverage", "Judge", "asked_columns", "assess", "assess_clause",
+           "missing_columns", "named_columns",
            "in_domain", "library_vocabulary", "table_columns", "with_columns"]

@@ -11,8 +11,9 @@ from planexec.actions import Action
 
 _TABLES = (".csv", ".tsv", ".json")
 _ASKED_COLUMN = re.compile(
-    r"\b(?:mean|average|avg|median|total|sum|std|standard deviation|variance|max(?:imum)?|min(?:imum)?|"
-    r"highest|lowest|largest|smallest)\s+(?:of\s+)?(?:the\s+|all\s+)?([a-z][a-z0-9_]*)", re.IGNORECASE)
+    r"\b(?:mean|average|avg|median|middle value|total|sum|std|standard deviation|variance|max(?:imum)?|min(?:imum)?|"
+    r"highest|lowest|largest|smallest)\s+(?:of\s+)?(?:the\s+|all\s+)?([a-z][a-z0-9_]*)((?:\s+[a-z][a-z0-9_]*){0,2})",
+    re.IGNORECASE)
 _NOT_COLUMNS = frozenset(
     "each every all the a an column columns value values row rows number numbers data table file it them "
     "of per over across cell cells trace traces image images frame frames curve curves event events".split())
@@ -43,6 +44,27 @@ def asked_columns(request: str) -> list[str]:
     return [m.group(1).lower() for m in _ASKED_COLUMN.finditer(request) if m.group(1).lower() not in _NOT_COLUMNS]
 
 
+def missing_columns(request: str, columns: Sequence[str]) -> list[str]:
+    """The words a statistic is asked of that no column of the table is, where the next two words name none
+    either ("the largest single revenue figure" asks of revenue, not of a column 'single')."""
+    have = {c.lower() for c in columns}
+    missing = []
+    for m in _ASKED_COLUMN.finditer(request):
+        first = m.group(1).lower()
+        if first in _NOT_COLUMNS:
+            continue
+        words = [first, *m.group(2).lower().split()]
+        if not any(w in have or w.rstrip("s") in have for w in words):
+            missing.append(first)
+    return missing
+
+
+def named_columns(clause: str, columns: Sequence[str]) -> list[str]:
+    """The table's columns a clause names anywhere ("how spread out is the units column"), in the table's order."""
+    said = {w.lower() for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", clause)}
+    return [c for c in columns if c.lower() in said or f"{c.lower()}s" in said]
+
+
 def with_columns(actions: Sequence[Action], columns: Sequence[str]) -> list[Action]:
     """The table tool phrased with the given table's own columns, so "average revenue" reads as a column statistic."""
     if not columns:
@@ -53,4 +75,4 @@ def with_columns(actions: Sequence[Action], columns: Sequence[str]) -> list[Acti
             for a in actions]
 
 
-__all__ = ["asked_columns", "table_columns", "with_columns"]
+__all__ = ["asked_columns", "missing_columns", "named_columns", "table_columns", "with_columns"]

@@ -18,6 +18,8 @@ from planexec.coverage import (
     Coverage,
     asked_columns,
     assess,
+    missing_columns,
+    named_columns,
     table_columns,
     with_columns,
 )
@@ -95,6 +97,8 @@ class HeuristicPlanner:
             same = next((i for i, x in enumerate(chosen) if x.action.name == c.served_by), None)
             action = by_name[c.served_by] if same is None else chosen[same].action
             named = [col for col in columns if col.lower() in asked_columns(c.clause)]
+            if not named and len(named_columns(c.clause, columns)) == 1:  # "how spread out is the units column"
+                named = named_columns(c.clause, columns)
             if named and action.name == "describe_table" and "column" not in action.args:  # the tool checks it
                 action = dataclasses.replace(action, args={**action.args, "column": named[0]})
             if same is not None:
@@ -196,8 +200,7 @@ def _check_columns(request: str, columns: list[str]) -> None:
     """A statistic asked of a column the given table does not have is an input error naming the columns."""
     if not columns:
         return
-    have = {c.lower() for c in columns}
-    missing = [w for w in asked_columns(request) if w not in have and w.rstrip("s") not in have]
+    missing = missing_columns(request, columns)
     if missing:
         raise InputError(f"the table has no column {', '.join(repr(m) for m in missing)}; "
                          f"its columns are: {', '.join(columns)}")

@@ -1,0 +1,98 @@
+"""What an action must name to serve a clause (issue 12, 2026-11-27 round): a part or split of the data,
+a relation between two things, an external variable or a figure kind; and what a clause says that is not
+asked of the action: its purpose, the step it comes before, what its input already went through."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from planexec.actions import actions_from
+from planexec.coverage import Judge, library_vocabulary
+from planexec.coverage_names import method_names, unknown_methods
+from planexec.coverage_tables import missing_columns, named_columns
+from planexec.coverage_terms import objects, without_purpose
+from planexec.knowledge.reuse import extract_terms
+from planexec.knowledge.starters import read_capability_dir
+from planexec.knowledge.store import default_seed_dir
+from planexec.similarity import EmbeddingScorer
+from planexec.tools import default_registry
+
+
+@pytest.mark.parametrize(("text", "group", "term"), [
+    ("mean image of only the first 100 frames", "scope", "subset"),
+    ("average the frames of each trial separately", "scope", "split"),
+    ("map of neuropil fluorescence per pixel", "scope", "per_pixel"),
+    ("distance between every pair of cell centroids", "measure", "distance"),
+    ("distance between every pair of cell centroids", "relation", "pairwise"),
+    ("correlation between each cell and its neuropil", "relation", "versus"),
+    ("correlate each neuron's activity with the running speed", "measure", "external"),
+    ("a violin plot of the amplitudes", "plot", "violin"),
+    ("outliers of the band-depth boxplot", "depth", "band_depth"),
+    ("middle value of revenue", "statistic", "median"),
+])
+def test_the_lexicon_reads_the_new_specifics(text: str, group: str, term: str) -> None:
+    assert term in extract_terms(text).groups.get(group, frozenset())
+
+
+def test_a_whole_recording_and_a_per_cell_axis_are_no_subset_or_split() -> None:
+    for text in ("average the frames over the whole recording", "the dF/F trace of each cell",
+                 "Pearson correlation of every cell pair's traces over time"):
+        assert "scope" not in extract_terms(text).groups, text
+
+
+def test_purpose_next_step_and_input_history_are_not_asked() -> None:
+    assert without_purpose("maximum image so I can see every cell that lit up at least once").strip() == "maximum image"
+    assert "comparison" not in extract_terms(without_purpose("peak image so I can spot cells that fired at least once")).groups
+    assert "task" not in extract_terms(without_purpose("low-pass the movie before segmenting")).groups
+    assert "task" not in extract_terms(without_purpose("detect ROIs in the registered recording")).groups
+    # the task asked stays
+    assert extract_terms(without_purpose("register the movie")).groups["task"] == {"register"}
+
+
+def test_frames_beside_events_are_times_and_references_are_the_literature() -> None:
+    assert objects("which frames have transients?") == {"event"}
+    assert "image" in objects("how many frames are corrupted by motion")
+    assert "paper" in objects("cite a source for the dF/F definition")
+    assert "paper" not in objects("align every frame to the reference image")
+
+
+def test_method_names_in_lower_case_and_qualified_names() -> None:
+    assert method_names("infer spikes with MLspike and a Kalman filter") == ["MLspike", "Kalman"]
+    assert method_names("Kalman-filter the stack") == ["Kalman"]
+    assert method_names("mahalanobis outliers among the curves") == ["mahalanobis"]
+    vocab = library_vocabulary(library())
+    assert unknown_methods("LoG-based ROI detection", vocab) == []
+    assert unknown_methods("turn the raw fluorescence into deltaF over F", vocab) == []
+
+
+def test_table_columns_are_found_where_the_clause_names_them() -> None:
+    columns = ["date", "region", "product", "units", "revenue"]
+    assert named_columns("how spread out is the units column? give its standard deviation", columns) == ["units"]
+    assert missing_columns("what is the largest single revenue figure", columns) == []
+    assert missing_columns("what is the mean profit", columns) == ["profit"]
+
+
+def library() -> list:
+    return actions_from(default_registry(), read_capability_dir(default_seed_dir()))
+
+
+@pytest.mark.parametrize(("clause", "action", "served"), [
+    ("compute the mean image of the movie", "mean_projection", True),
+    ("mean image of only the first 100 frames", "mean_projection", False),
+    ("average the frames within each trial separately", "mean_projection", False),
+    ("measure the area of each cell", "region_properties", True),
+    ("distance between every pair of cell centroids", "region_properties", False),
+    ("subtract the neuropil from each cell's trace", "extract_neuropil", True),
+    ("correlation between each cell and its neuropil", "extract_neuropil", False),
+    ("detect ROIs from activity in the registered movie", "segment_cells", True),
+    ("maximum-intensity image so I can see every cell that lit up at least once", "max_projection", True),
+    ("denoise my podcast audio recording", "denoise_movie", False),
+    ("stacked dF/F traces with the events ticked", "plot_traces", True),
+])
+def test_the_decision_on_one_action(minilm, clause: str, action: str, served: bool) -> None:
+    actions = library()
+    judge = dataclasses.replace(Judge.for_scorer(EmbeddingScorer(minilm)), vocabulary=library_vocabulary(actions))
+    cand = judge.candidates(clause, [a for a in actions if a.name == action])[0]
+    assert cand.accepted is served, cand.reason

@@ -24,6 +24,7 @@ from planexec.coverage import (
     with_columns,
 )
 from planexec.errors import InputError, NotCovered, PlanValidationError
+from planexec.knowledge.reuse import extract_terms
 from planexec.models import Plan, PlanStep
 from planexec.protocols import PlanningContext
 from planexec.request_paths import paths_in, without_paths
@@ -97,7 +98,8 @@ class HeuristicPlanner:
             same = next((i for i, x in enumerate(chosen) if x.action.name == c.served_by), None)
             action = by_name[c.served_by] if same is None else chosen[same].action
             named = [col for col in columns if col.lower() in asked_columns(c.clause)]
-            if not named and len(named_columns(c.clause, columns)) == 1:  # "how spread out is the units column"
+            if (not named and extract_terms(coverage.request).groups.get("statistic")
+                    and len(named_columns(c.clause, columns)) == 1):  # "the units column? give its standard deviation"
                 named = named_columns(c.clause, columns)
             if named and action.name == "describe_table" and "column" not in action.args:  # the tool checks it
                 action = dataclasses.replace(action, args={**action.args, "column": named[0]})

@@ -171,3 +171,10 @@ def test_a_depth_the_tool_offers_as_an_argument_is_served_and_used(orch: Orchest
     stats = next(s for s in result.steps if s.step.primary_tools[0] == "compute_functional_boxplot_statistics")
     assert stats.step.args.get("method") == "bd" and "(BD)" in stats.summary
     assert sorted(result.results["outliers"]) == [0, 34, 36]
+
+
+def test_a_column_named_anywhere_gets_the_statistic_asked_of_it(orch: Orchestrator) -> None:
+    """Blind suite requests_heldout2 found this answered with the mean: the column came before the statistic."""
+    result = orch.run("how spread out is the units column of the sales table? give its standard deviation", files=[SALES])
+    assert result.status == "succeeded", result.answer
+    assert abs(result.results["std_units"] - 34.4933345) < 1e-6

@@ -71,6 +71,7 @@ _LEXICON: list[tuple[str, str, str]] = [
     ("fit", "polynomial", r"polynomial|quadratic|cubic"),
     ("fit", "spline", r"splines?"),
     ("fit", "sigmoid", r"sigmoid\w*|logistic"),
+    ("fit", "model_fit", r"\bfit(?:ting|ted)? (?:a|an|the|my|each|every|some|one) "),
     ("shape", "area", r"\barea\b"),
     ("shape", "perimeter", r"perimeters?"),
     ("shape", "eccentricity", r"eccentricit\w*"),
@@ -98,7 +99,7 @@ _LEXICON: list[tuple[str, str, str]] = [
                         r"\b(?:first|last|initial|final) (?:\d+|few|ten|twenty|fifty|hundred) ?(?:\w+ )?(?:frames?|seconds?|"
                         r"minutes?|cells?|rois?|neurons?|curves?|rows?|samples?|trials?)\b|\bframes? \d+ ?(?:-|to|through) ?\d+\b|"
                         r"\bsubsets?\b|\b(?:odd|even)[- ]numbered\b|\b(?:first|second|last) half\b"),
-    ("scope", "per_pixel", r"\b(?:per|each|every|for each|for every) pixels?\b|\bpixel[- ]?wise\b|\bpixel[- ]by[- ]pixel\b"),
+    ("scope", "per_pixel", r"\b(?:per|each|every|for each|for every)(?: single)? pixels?\b|\bpixel[- ]?wise\b|\bpixel[- ]by[- ]pixel\b"),
     ("scope", "split", r"\b(?:per|each|every|for each|within each|by|across) (?:\w+ )?(?:trials?|quadrants?|layers?|epochs?|"
                        r"blocks?|stimul\w*|planes?|halves|sweeps?|repeats?|z[- ]?planes?)\b|\bseparately\b|"
                        r"\btrial[- ]averag\w*|\b(?:z[- ]?stack|depth axis)\b"),
@@ -149,7 +150,8 @@ _LEXICON: list[tuple[str, str, str]] = [
     ("measure", "autocorrelation", r"auto[- ]?correlation"),
     # an external variable no action reads: activity against running, a stimulus, behaviour or genotype
     ("measure", "external", r"\brunning speed|\blocomotion|\bstimul(?:us|i|ation)\b|\bbehaviou?r\w*|\bgenotypes?\b|"
-                            r"\bpupil\w*|\blick\w*|\breward\w*|\bwhisk\w*|\bwild[- ]type\b|\bknock[- ]?outs?\b"),
+                            r"\bpupil\w*|\blick\w*|\breward\w*|\bwhisk\w*|\bwild[- ]type\b|\bknock[- ]?outs?\b|"
+                            r"\bwhile (?:the )?(?:animal|mouse|mice|subject|fly|fish)\b"),
     ("measure", "correlation", r"\bcorrelations?\b|\bcorrelate\b|\bcross[- ]?correlat\w*|\bcorr\b"),
     ("measure", "distance", r"\bdistances?\b|\bhow far\b|\bnearest[- ]neighbou?r"),
 ]

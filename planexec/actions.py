@@ -132,7 +132,7 @@ def reachable(actions: Sequence[Action], roots: set[str]) -> list[Action]:
 
 
 _CLAUSE_SPLIT = re.compile(
-    r"\s*(;|\bthen\b|\band then\b|\.\s+|\?\s+|,\s*and\s+|,\s+|\s+and\s+(?=[a-z]+\b))\s*",
+    r"\s*(;|\bthen\b|\band then\b|\.\s+|\?\s+|\s[-–—]\s|,\s*and\s+|,\s+|\s+and\s+(?=[a-z]+\b))\s*",
     re.IGNORECASE,
 )
 _HARD = re.compile(r"^(?:;|then|and then|[.?])$", re.IGNORECASE)

@@ -38,7 +38,7 @@ _FAMILIES = re.compile(
     # named methods often written in lower case
     r"kalman|mahalanobis|random[- ]walk\w*|feret|hough|fourier|canny|sobel|gabor|hilbert|granger|level[- ]sets?|"
     r"region[- ]growing|graph[- ]cuts?|mean[- ]shift|dynamic time warping|isolation forests?|hierarchical clustering|"
-    r"dbscan|umap|t-?sne|demons|cnmf|stardist|cascade)\b",
+    r"dbscan|umap|t-?sne|demons|cnmf|stardist|cascade|wiener)\b",
     re.IGNORECASE)
 
 

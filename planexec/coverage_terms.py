@@ -19,7 +19,7 @@ from planexec.knowledge.reuse import Terms, extract_terms
 # ("count the events" is not served by a cell counter, "watershed on the curves" not by image segmentation).
 _OBJECTS = {
     "cell": r"\bcells?\b|\bneurons?\b|\brois?\b|\bsomat\w*|cell bod\w*|regions? of interest|\bper-cell\b",
-    "event": r"\bevents?\b|\btransients?\b|\bspikes?\b|\bpeaks?\b(?![- ](?:over[- ]time[- ])?(?:projection|intensity|brightness|value|image|frame)s?\b)"
+    "event": r"\bevents?\b|\btransients?\b|\bspikes?\b|(?<!seeds at )(?<!local )(?<!intensity )\bpeaks?\b(?![- ](?:over[- ]time[- ])?(?:projection|intensity|brightness|value|image|frame)s?\b)"
              r"|\bfir(?:e|es|ing)\b",
     # "in pixels", "50 pixels" and "per 100 frames" are units of a size or a rate, not the image
     "image": r"\bimages?\b|(?<!\d )\bframes?\b|\bmovie\b|\bstack\b|(?<!\bin )(?<!\d )\bpixels?\b|\bprojection\b"
@@ -84,9 +84,14 @@ def without_purpose(text: str) -> str:
     return _DONE_TO_INPUT.sub("", _BEFORE.sub(" ", _PURPOSE.sub(" ", text)))
 
 
+_AS_FILE = re.compile(r"\bas (?:an? )?(?:image|png|picture|jpe?g|svg|pdf|tiff?)(?: file)?\b", re.IGNORECASE)
+"""The format an output is saved in ("save the boxplot as an image") is not an object worked on."""
+
+
 def worked_on(text: str) -> frozenset[str]:
-    """The objects a clause works on: those it names outside a purpose ("to find cells") or a time span."""
-    return objects(_SPAN.sub(" ", _PURPOSE.sub(" ", text)))
+    """The objects a clause works on: those it names outside a purpose ("to find cells"), a time span or the
+    format an output is saved in."""
+    return objects(_AS_FILE.sub(" ", _SPAN.sub(" ", _PURPOSE.sub(" ", text))))
 
 
 _FRAMES = re.compile(r"(?<!\d )\bframes?\b", re.IGNORECASE)
@@ -99,6 +104,11 @@ def objects(text: str) -> frozenset[str]:
     if "image" in found and found & {"event", "trace"} and not _OBJECT_RES["image"].search(_FRAMES.sub(" ", text)):
         found -= {"image"}
     return found
+
+
+def foreign_words(text: str) -> list[str]:
+    """The words of a text that name things no action here works on (audio, genomes, stocks...)."""
+    return list(dict.fromkeys(m.group(0).lower() for m in _OBJECT_RES["foreign"].finditer(text)))
 
 
 def variable_objects(names: Iterable[str]) -> frozenset[str]:
@@ -152,4 +162,4 @@ def denial_conflicts(clause: Named, action: Named) -> list[str]:
     return out
 
 
-__all__ = ["Named", "denial_conflicts", "objects", "split_negated", "variable_objects", "without_purpose", "worked_on"]
+__all__ = ["Named", "denial_conflicts", "foreign_words", "objects", "split_negated", "variable_objects", "without_purpose", "worked_on"]

@@ -24,8 +24,10 @@ if TYPE_CHECKING:
 def action_words(action: Action) -> frozenset[str]:
     """The content words of an action's name, title, phrasings and tags."""
     from planexec.coverage_actions import phrasings
+    from planexec.knowledge.reuse import normalise_notation
 
-    return frozenset(tokens(" ".join([action.name.replace("_", " "), action.title, *phrasings(action), *action.tags])))
+    text = " ".join([action.name.replace("_", " "), action.title, *phrasings(action), *action.tags])
+    return frozenset(tokens(text)) | frozenset(tokens(normalise_notation(text)))
 
 
 def unexplained_words(clause: str, actions: Sequence[Action], cands: Sequence[Candidate]) -> list[Candidate]:

@@ -96,3 +96,42 @@ def test_the_decision_on_one_action(minilm, clause: str, action: str, served: bo
     judge = dataclasses.replace(Judge.for_scorer(EmbeddingScorer(minilm)), vocabulary=library_vocabulary(actions))
     cand = judge.candidates(clause, [a for a in actions if a.name == action])[0]
     assert cand.accepted is served, cand.reason
+
+
+def test_a_clause_that_states_parameters_asks_nothing_and_a_dash_before_a_question_splits() -> None:
+    from planexec.actions import split_clauses
+    from planexec.coverage import NOTHING, assess_clause
+
+    clauses = split_clauses("the somata are roughly 7 px wide - how many cells does the movie contain?")
+    assert clauses == ["the somata are roughly 7 px wide", "how many cells does the movie contain?"]
+    judge = Judge.for_scorer(EmbeddingScorer(_Fixed()))
+    stated = assess_clause("this was imaged at 10 Hz", library(), judge)
+    assert stated.served_by == NOTHING and "fs=10" in stated.reason
+    # a question or a request that gives a parameter still asks something
+    assert assess_clause("count the cells imaged at 10 Hz", library(), judge).served_by != NOTHING
+    assert split_clauses("plot the traces - no events marked") == ["plot the traces and no events marked"]
+
+
+class _Fixed:
+    """An embedder whose vectors do not matter for decisions made before any similarity is computed."""
+
+    dim = 4
+
+    def embed(self, texts):
+        import numpy as np
+
+        return np.ones((len(texts), 4), dtype=np.float32) / 2.0
+
+
+def test_the_format_an_output_is_saved_in_is_not_an_object_and_foreign_objects_are_named() -> None:
+    from planexec.coverage_terms import foreign_words, worked_on
+
+    assert worked_on("save a functional boxplot of the curves as an image") == {"curve"}
+    assert foreign_words("denoise my podcast audio recording") == ["podcast", "audio"]
+
+
+def test_a_foreign_object_refuses_with_its_words(minilm) -> None:
+    actions = library()
+    judge = dataclasses.replace(Judge.for_scorer(EmbeddingScorer(minilm)), vocabulary=library_vocabulary(actions))
+    cand = judge.candidates("denoise my podcast audio recording", [a for a in actions if a.name == "denoise_movie"])[0]
+    assert not cand.accepted and "podcast, audio" in cand.reason

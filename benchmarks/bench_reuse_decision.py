@@ -126,13 +126,14 @@ DEVELOPMENT = {
     "g": "development pairs written with set f before any rule change of their round",
     "h": "pairs written from a scientist's side, held out in its round (read once, its errors never); now development",
     "i": "development pairs written with set h before any rule change of their round",
+    "j": "pairs written blind on 2026-11-27, held out until read once; now development (its errors never printed)",
 }
 """The development sets beside set a: their errors may be printed (--errors)."""
 
-HELD_OUT = "j"
+HELD_OUT = "k"
 """The held-out set: its figures are printed without --dev-only, its errors never."""
 
-DEV_SETS = "abcdefghi"
+DEV_SETS = "abcdefghij"
 """The sets the learned decision may be fitted on (the shipped weights were fitted on sets a, b, c and g)."""
 
 

@@ -410,8 +410,27 @@ def assess(request: str, actions: Sequence[Action], scorer: Scorer, *, has_input
     judge = dataclasses.replace(Judge.for_scorer(scorer, threshold), vocabulary=library_vocabulary(actions),
                                 upstream=upstream_tasks(actions))
     clauses = split_clauses(request)
-    return Coverage(request, tuple(
-        assess_clause(c, actions, judge, has_input, context=clauses[i - 1] if i else "") for i, c in enumerate(clauses)))
+    out: list[ClauseCoverage] = []
+    for i, clause in enumerate(clauses):
+        decided = assess_clause(clause, actions, judge, has_input, context=clauses[i - 1] if i else "")
+        out += _split_if_both_served(decided, actions, judge, has_input)
+    return Coverage(request, tuple(out))
+
+
+_AND = re.compile(r"\s+and\s+", re.IGNORECASE)
+
+
+def _split_if_both_served(decided: ClauseCoverage, actions: Sequence[Action], judge: Judge,
+                          has_input: bool) -> list[ClauseCoverage]:
+    """"make a mean image and a maximum-intensity projection" is two asks joined by "and" (the clause splitter
+    keeps "and" before a noun phrase together: "mean and max of each column"): when nothing serves the whole
+    clause, its parts are taken apart if, and only if, each is served on its own."""
+    parts = _AND.split(decided.clause)
+    if decided.covered or decided.out_of_scope or len(parts) < 2:
+        return [decided]
+    split = [assess_clause(p, actions, judge, has_input, context=parts[i - 1] if i else "") for i, p in enumerate(parts)]
+    served = [c for c in split if c.served_by not in (None, INPUT, NOTHING)]
+    return split if len(served) == len(split) else [decided]
 
 
 __all__ = ["INPUT", "NOTHING", "Candidate", "ClauseCoverage", "Coverage", "Judge", "asked_columns", "assess", "assess_clause",

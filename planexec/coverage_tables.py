@@ -16,7 +16,8 @@ _ASKED_COLUMN = re.compile(
     re.IGNORECASE)
 _NOT_COLUMNS = frozenset(
     "each every all the a an column columns value values row rows number numbers data table file it them "
-    "of per over across cell cells trace traces image images frame frames curve curves event events".split())
+    "of per over across cell cells trace traces image images frame frames curve curves event events "
+    "and or to in for with by from on at".split())
 
 
 def table_columns(files: Iterable[object]) -> list[str]:

@@ -86,7 +86,8 @@ _LEXICON: list[tuple[str, str, str]] = [
     ("plot", "heatmap", r"heat[- ]?maps?|raster"),
     ("plot", "scatter", r"scatter"),
     ("plot", "violin", r"violin"),
-    ("plot", "render_3d", r"\b3[- ]?d\b|three[- ]dimensional|surface plot|\brender\w*"),
+    ("plot", "render_3d", r"\b(?:3[- ]?d|three[- ]dimensional) (?:render\w*|views?|plots?|surfaces?|reconstructions?|"
+                          r"visuali[sz]\w*|models?|figures?)|\bin 3[- ]?d\b|surface plot|\brender\w*"),
     ("plot", "animation", r"animat\w*|\bgifs?\b|\bmp4\b|\bvideo of\b|\bmovie of the (?:traces|cells|rois)\b"),
     ("plot", "pie", r"\bpie (?:charts?|plots?)"),
     ("plot", "bar", r"\bbar (?:charts?|plots?|graphs?)|\bbar ?graphs?"),
@@ -151,7 +152,7 @@ _LEXICON: list[tuple[str, str, str]] = [
     # an external variable no action reads: activity against running, a stimulus, behaviour or genotype
     ("measure", "external", r"\brunning speed|\blocomotion|\bstimul(?:us|i|ation)\b|\bbehaviou?r\w*|\bgenotypes?\b|"
                             r"\bpupil\w*|\blick\w*|\breward\w*|\bwhisk\w*|\bwild[- ]type\b|\bknock[- ]?outs?\b|"
-                            r"\bwhile (?:the )?(?:animal|mouse|mice|subject|fly|fish)\b"),
+                            r"\bwhile (?:the )?(?:animal|mouse|mice|subject|fly|fish)\b|\brunning[- ]wheel\b|\bwheel speed\b"),
     ("measure", "correlation", r"\bcorrelations?\b|\bcorrelate\b|\bcross[- ]?correlat\w*|\bcorr\b"),
     ("measure", "distance", r"\bdistances?\b|\bhow far\b|\bnearest[- ]neighbou?r"),
 ]

@@ -44,9 +44,11 @@ class Action:
         """The action's arguments with those the clause's specifics choose (planexec.knowledge.reuse terms)."""
         if not self.term_args:
             return dict(self.args)
+        from planexec.coverage_terms import split_negated
         from planexec.knowledge.reuse import extract_terms
 
-        named = {v for values in extract_terms(clause).groups.values() for v in values}
+        # "extremal depth instead of band depth" chooses no band depth
+        named = {v for values in extract_terms(split_negated(clause)[0]).groups.values() for v in values}
         chosen = [self.term_args[v] for v in sorted(named) if v in self.term_args]
         return {k: v for d in (self.args, *chosen) for k, v in d.items()}
 

@@ -97,7 +97,7 @@ _INPUT_ONLY = re.compile(
 
 
 _ROI = re.compile(r"\bROIs?\b|\bregions? of interest\b", re.IGNORECASE)
-_TIME_COURSE = re.compile(r"\btime[- ]?courses?\b|\btime[- ]series\b", re.IGNORECASE)
+_TIME_COURSE = re.compile(r"\btime[- ]?courses?\b", re.IGNORECASE)
 _REFERS_BACK = re.compile(r"\b(?:them|their|they|it|its|these|those|there|each one)\b", re.IGNORECASE)
 _NOUN = re.compile(r"\b(?:cells?|neurons?|traces?|curves?|events?|transients?|spikes?|images?|frames?|movies?|"
                    r"columns?|rows?|tables?)\b", re.IGNORECASE)
@@ -212,7 +212,7 @@ def _produces_figure_only(action: Action) -> bool:
 _STRICT_HERE = ("comparison ", "fit ", "test ", "statistic count")
 
 
-_SEE = re.compile(r"\b(?:show|display|see|view|look at|picture|contours?|outlined?|stacked|ticked|illustrat\w*)\b",
+_SEE = re.compile(r"\b(?:show|display|see|view|look at|picture|contours?|outlined?|stacked|ticked|illustrat\w*|png|svg|pdf|jpe?g)\b",
                   re.IGNORECASE)
 _RESULT_GROUPS = ("statistic", "measure", "feature", "shape")
 
@@ -318,7 +318,7 @@ class Judge:
         strict_here = _STRICT_HERE if not outputs_count(action) else _STRICT_HERE[:3]
         strict = [f"{u}: the action does not do it" for u in unspecified if u.startswith(strict_here)]
         terms = dataclasses.replace(terms, unspecified=[u for u in unspecified if not u.startswith(strict_here)],
-                                    conflicts=[*terms.conflicts, *strict, *denial_conflicts(asked, have)])
+                                    conflicts=[*terms.conflicts, *strict, *denial_conflicts(asked, have, frozenset(action.term_args))])
         wants_plot = "plot" in asked.terms.groups.get("action", frozenset())
         no_plot = "plot" in asked.denied_terms.groups.get("action", frozenset())
         ok, score, reason = self.policy.decide(

@@ -23,7 +23,7 @@ _TOKEN = re.compile(r"[^\W_][\w'’-]*[^\W_]|[^\W_]", re.UNICODE)
 _UNIT = re.compile(r"^\d+(?:\.\d+)?(?:st|nd|rd|th|px|hz|khz|ms|s|x|d|um|µm|nm|%)?$", re.IGNORECASE)
 _NOTATION = re.compile(r"[δΔ]\s*[fF]\s*/\s*[fF]0?|\bd[fF]\s*/\s*[fF]0?|\b[fF]0\b|\bdR\s*/\s*R\b|"
                        r"\b[dD]elta ?[fF](?: over | ?/ ?)[fF]0?\b")
-_COMMON = frozenset("i hz khz ms px sd std id ids ok".split())
+_COMMON = frozenset("i hz khz ms px sd sds std id ids ok".split())
 _QUALIFIED = re.compile(r"-(?:based|style|like|type|driven|derived)$", re.IGNORECASE)
 """A suffix that qualifies a name without changing it: "LoG-based" names LoG, "suite2p-style" suite2p."""
 _FUNCTION_WORDS = frozenset("and the for per with from each any all are its into over than then when".split())
@@ -38,7 +38,8 @@ _FAMILIES = re.compile(
     # named methods often written in lower case
     r"kalman|mahalanobis|random[- ]walk\w*|feret|hough|fourier|canny|sobel|gabor|hilbert|granger|level[- ]sets?|"
     r"region[- ]growing|graph[- ]cuts?|mean[- ]shift|dynamic time warping|isolation forests?|hierarchical clustering|"
-    r"dbscan|umap|t-?sne|demons|cnmf|stardist|cascade|wiener)\b",
+    r"dbscan|umap|t-?sne|demons|cnmf|stardist|cascade|wiener|"
+    r"connected[- ]components?(?: label\w*)?)\b",
     re.IGNORECASE)
 
 
@@ -85,8 +86,13 @@ def _spells(acronym: str, phrase: tuple[str, ...]) -> bool:
 def method_names(clause: str) -> list[str]:
     """Words and phrases of `clause` that read as the name of a method (by their form or family)."""
     text = _NOTATION.sub(" ", clause)
-    found = [(m.start(), m.group(0)) for m in _FAMILIES.finditer(text)]
-    tokens = list(_TOKEN.finditer(_FAMILIES.sub(lambda m: " " * len(m.group(0)), text)))
+    spaced = re.sub(r"(?<=[A-Za-z])-(?=[A-Za-z])", " ", text)  # "optical-flow" is "optical flow" (same length)
+    spans = [m.span() for m in _FAMILIES.finditer(spaced)]
+    found = [(a, text[a:b]) for a, b in spans]
+    blanked = text
+    for a, b in spans:
+        blanked = blanked[:a] + " " * (b - a) + blanked[b:]
+    tokens = list(_TOKEN.finditer(blanked))
     for i, match in enumerate(tokens):
         tok = _QUALIFIED.sub("", re.sub(r"['’]s$", "", match.group(0)))
         if len(tok) < 2 or _UNIT.match(tok) or tok.lower() in _COMMON:

@@ -19,14 +19,15 @@ from planexec.knowledge.reuse import Terms, extract_terms
 # ("count the events" is not served by a cell counter, "watershed on the curves" not by image segmentation).
 _OBJECTS = {
     "cell": r"\bcells?\b|\bneurons?\b|\brois?\b|\bsomat\w*|cell bod\w*|regions? of interest|\bper-cell\b",
-    "event": r"\bevents?\b|\btransients?\b|\bspikes?\b|(?<!seeds at )(?<!local )(?<!intensity )\bpeaks?\b(?![- ](?:over[- ]time[- ])?(?:projection|intensity|brightness|value|image|frame)s?\b)"
+    "event": r"\bevents?\b|\btransients?\b|\bspikes?\b|(?<!seeds at )(?<!local )(?<!intensity )\bpeaks?\b(?![- ](?:over[- ]time[- ])?(?:projection|intensity|brightness|value|image|frame|seed)s?\b)"
              r"|\bfir(?:e|es|ing)\b",
     # "in pixels", "50 pixels" and "per 100 frames" are units of a size or a rate, not the image
     "image": r"\bimages?\b|(?<!\d )\bframes?\b|\bmovie\b|\bstack\b|(?<!\bin )(?<!\d )\bpixels?\b|\bprojection\b"
              r"|\brecording\b|field of view",
     "curve": r"\bcurves?\b|\bensemble\b",
     "table": r"\btables?\b|\bcolumns?\b|\brows?\b(?!,? ?(?:and |/)?col)|\bcsv\b|\bspreadsheet\b",
-    "trace": r"\btraces?\b|\btime[- ]?courses?\b|\btime[- ]series\b|\bd\s*f\s*/\s*f0?\b|[δΔ]\s*f\s*/\s*f|\bdff\b",
+    # "time series" is left out: Fiji calls a movie one, others a trace
+    "trace": r"\btraces?\b|\btime[- ]?courses?\b|\bd\s*f\s*/\s*f0?\b|[δΔ]\s*f\s*/\s*f|\bdff\b",
     "neuropil": r"\bneuropil\b",
     "vessel": r"\bvessels?\b|\bdendrit\w*|\baxons?\b",
     # things no action here works on: a clause about them is not served whatever its wording
@@ -78,10 +79,16 @@ _BEFORE = re.compile(r"\b(?:before|prior to|ahead of)\s+(?:the\s+)?(?:\w+ing|seg
 """What a step comes before ("low-pass the movie before segmenting") is the next step, not this one."""
 
 
+_REFERENCE = re.compile(r"\b(?:above|below|over|under|than|from) (?:the |its |their )?(?:median|mean|average|baseline)\b",
+                        re.IGNORECASE)
+"""A level a threshold is set against ("3 SDs above the median") is not a statistic the clause asks for."""
+
+
 def without_purpose(text: str) -> str:
-    """The clause without what it is for ("... so I can see every cell", "... to try the boxplot on") and without
-    what its input already went through ("the registered movie"): neither is something it asks to be done."""
-    return _DONE_TO_INPUT.sub("", _BEFORE.sub(" ", _PURPOSE.sub(" ", text)))
+    """The clause without what it is for ("... so I can see every cell", "... to try the boxplot on"), the step it
+    comes before, what its input already went through ("the registered movie") and the level a threshold is set
+    against ("above the median"): none is something it asks to be done."""
+    return _REFERENCE.sub(" ", _DONE_TO_INPUT.sub("", _BEFORE.sub(" ", _PURPOSE.sub(" ", text))))
 
 
 _AS_FILE = re.compile(r"\bas (?:an? )?(?:image|png|picture|jpe?g|svg|pdf|tiff?)(?: file)?\b", re.IGNORECASE)
@@ -145,11 +152,14 @@ class Named:
         return cls(terms, objects(on) | variable_objects(variables), extract_terms(denied), objects(denied) - objects(said))
 
 
-def denial_conflicts(clause: Named, action: Named) -> list[str]:
-    """What one side denies and the other asks or does ("asks no deconvolution, the action does it")."""
+def denial_conflicts(clause: Named, action: Named, choosable: frozenset[str] = frozenset()) -> list[str]:
+    """What one side denies and the other asks or does ("asks no deconvolution, the action does it"); a term the
+    action's arguments choose (`choosable`: "BD rather than MBD") is not done when the clause denies it."""
     out = []
     for group, denied in clause.denied_terms.groups.items():
         done = denied & action.terms.groups.get(group, frozenset())
+        if clause.terms.groups.get(group, frozenset()) & choosable:  # asks another choice of the same argument
+            done -= choosable
         if done:
             out.append(f"{group}: asks no {'/'.join(sorted(done))}, the action does it")
     for group, asked in clause.terms.groups.items():

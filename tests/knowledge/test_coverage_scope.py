@@ -135,3 +135,30 @@ def test_a_foreign_object_refuses_with_its_words(minilm) -> None:
     judge = dataclasses.replace(Judge.for_scorer(EmbeddingScorer(minilm)), vocabulary=library_vocabulary(actions))
     cand = judge.candidates("denoise my podcast audio recording", [a for a in actions if a.name == "denoise_movie"])[0]
     assert not cand.accepted and "podcast, audio" in cand.reason
+
+
+def test_a_denied_choice_of_an_argument_is_no_conflict_only_when_another_choice_is_asked(minilm) -> None:
+    actions = library()
+    judge = dataclasses.replace(Judge.for_scorer(EmbeddingScorer(minilm)), vocabulary=library_vocabulary(actions))
+    stats = [a for a in actions if a.name == "compute_functional_boxplot_statistics"]
+    plain = judge.candidates("functional boxplot statistics with plain band depth (BD) rather than MBD", stats)[0]
+    assert plain.accepted, plain.reason
+    assert stats[0].args_for("band depth rather than MBD").get("method") == "bd"
+    other = judge.candidates("functional boxplot statistics with extremal depth instead of band depth", stats)[0]
+    assert not other.accepted
+    # the plan never sets the choice the clause denies
+    assert stats[0].args_for("extremal depth instead of band depth").get("method") != "bd"
+
+
+def test_hyphenated_method_families_and_units_that_look_like_names() -> None:
+    assert method_names("optical-flow based registration") == ["optical-flow"]
+    assert method_names("segment the cells with a U-Net") == ["U-Net"]
+    assert method_names("peaks more than 3.5 robust SDs above the median") == []
+
+
+def test_a_time_series_is_no_object_and_an_image_file_asks_for_a_figure(minilm) -> None:
+    assert objects("Fiji Z Project with Max Intensity on the time series") == frozenset()
+    actions = library()
+    judge = dataclasses.replace(Judge.for_scorer(EmbeddingScorer(minilm)), vocabulary=library_vocabulary(actions))
+    fig = judge.candidates("PNG of the fbplot for curves.npy", [a for a in actions if a.name == "plot_functional_boxplot"])[0]
+    assert "figure only" not in fig.vetoes, fig.reason

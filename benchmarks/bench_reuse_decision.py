@@ -126,14 +126,15 @@ DEVELOPMENT = {
     "g": "development pairs written with set f before any rule change of their round",
     "h": "pairs written from a scientist's side, held out in its round (read once, its errors never); now development",
     "i": "development pairs written with set h before any rule change of their round",
-    "j": "pairs written blind on 2026-11-27, held out until read once; now development (its errors never printed)",
+    "j": "pairs written blind on 2026-11-27, held out until read once; now development",
+    "k": "pairs written blind on 2026-11-27 by a second helper, held out until read once; now development",
 }
 """The development sets beside set a: their errors may be printed (--errors)."""
 
-HELD_OUT = "k"
+HELD_OUT = "l"
 """The held-out set: its figures are printed without --dev-only, its errors never."""
 
-DEV_SETS = "abcdefghij"
+DEV_SETS = "abcdefghijk"
 """The sets the learned decision may be fitted on (the shipped weights were fitted on sets a, b, c and g)."""
 
 

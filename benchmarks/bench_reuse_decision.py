@@ -128,13 +128,14 @@ DEVELOPMENT = {
     "i": "development pairs written with set h before any rule change of their round",
     "j": "pairs written blind on 2026-11-27, held out until read once; now development",
     "k": "pairs written blind on 2026-11-27 by a second helper, held out until read once; now development",
+    "l": "pairs written blind on 2026-11-27 by a third helper, held out until read once; now development",
 }
 """The development sets beside set a: their errors may be printed (--errors)."""
 
-HELD_OUT = "l"
+HELD_OUT = "m"
 """The held-out set: its figures are printed without --dev-only, its errors never."""
 
-DEV_SETS = "abcdefghijk"
+DEV_SETS = "abcdefghijkl"
 """The sets the learned decision may be fitted on (the shipped weights were fitted on sets a, b, c and g)."""
 
 

@@ -21,8 +21,10 @@ from dataclasses import dataclass, field
 _LEXICON: list[tuple[str, str, str]] = [
     ("", "", r"min(?:imum)?[ _](?:seed )?distance"),  # a parameter's name, not a statistic
     ("projection", "max_projection", r"max[- ]project\w*"),
-    ("projection", "max_projection", r"max(?:imum)?[- ]?(?:intensity )?(?:projection|image|frame)"),
-    ("projection", "mean_projection", r"(?:mean|average)[- ]?(?:intensity )?(?:projection|image|frame)"),
+    ("projection", "max_projection", r"max(?:imum)?[- ]?(?:intensity )?(?:projection|image|img|frame)"),
+    ("projection", "mean_projection", r"(?:mean|average|avg)[- ]?(?:intensity )?(?:projection|image|img|frame)"),
+    ("projection", "sum_projection", r"sum(?:med)?[- ]?(?:intensity )?(?:projection|image|img)"),
+    ("projection", "median_projection", r"median[- ]?(?:intensity )?(?:projection|image|img)"),
     ("projection", "std_projection", r"(?:std|standard[- ]deviation)[- ]?(?:projection|image)"),
     ("filter", "median_filter", r"median[- ]filter\w*"),
     ("filter", "gaussian_filter", r"gaussian (?:filter\w*|smooth\w*|blur\w*|kernel)"),
@@ -38,6 +40,8 @@ _LEXICON: list[tuple[str, str, str]] = [
     ("depth", "modified_band_depth", r"modified band depth|\bmbd\b"),
     ("depth", "band_depth", r"band depth"),
     ("depth", "half_region_depth", r"half[- ]region depth"),
+    ("depth", "other_depth", r"(?:extremal|spatial|half[- ]?space|tukey|integrated|projection|simplicial|"
+                             r"mahalanobis) depth"),
     ("feature", "auc", r"area under (?:the )?(?:curve|trace)|\bauc\b"),
     ("feature", "rise_time", r"rise[- ]?times?|time to peak"),
     ("feature", "decay_time", r"decay[- ]?(?:times?|constants?|tau)|decay"),
@@ -78,15 +82,17 @@ _LEXICON: list[tuple[str, str, str]] = [
     ("shape", "centroid", r"centroids?|cent(?:er|re)s? of mass"),
     ("shape", "solidity", r"solidity"),
     ("shape", "orientation", r"orientations?"),
-    ("comparison", "more", r"more than|greater than|larger than|bigger than|longer than|\bover (?=\d)|above|at least|exceed\w*"),
+    ("comparison", "more", r"more than|greater than|larger than|bigger than|longer than|"
+                              r"\bover (?=\d)(?!\d+(?:\.\d+)?\s*(?:min\w*|s|sec\w*|hours?|h|days?|weeks?|frames?|ms)\b)|above|at least|exceed\w*"),
     ("comparison", "less", r"fewer than|less than|smaller than|shorter than|\bunder (?=\d)|below|at most"),
     ("plot", "line", r"line plots?|stacked traces"),
-    ("plot", "boxplot", r"box[- ]?plots?"),
+    ("plot", "boxplot", r"(?<!surface )box[- ]?plots?|fbplots?"),
+    ("plot", "spaghetti", r"spaghetti"),
     ("plot", "histogram", r"histograms?"),
     ("plot", "heatmap", r"heat[- ]?maps?|raster"),
     ("plot", "scatter", r"scatter"),
     ("plot", "violin", r"violin"),
-    ("plot", "render_3d", r"\b(?:3[- ]?d|three[- ]dimensional) (?:render\w*|views?|plots?|surfaces?|reconstructions?|"
+    ("plot", "render_3d", r"\bsurface (?:box)?plots?|\b(?:3[- ]?d|three[- ]dimensional) (?:render\w*|views?|plots?|surfaces?|reconstructions?|"
                           r"visuali[sz]\w*|models?|figures?)|\bin 3[- ]?d\b|surface plot|\brender\w*"),
     ("plot", "animation", r"animat\w*|\bgifs?\b|\bmp4\b|\bvideo of\b|\bmovie of the (?:traces|cells|rois)\b"),
     ("plot", "pie", r"\bpie (?:charts?|plots?)"),
@@ -101,6 +107,7 @@ _LEXICON: list[tuple[str, str, str]] = [
                         r"minutes?|cells?|rois?|neurons?|curves?|rows?|samples?|trials?)\b|\bframes? \d+ ?(?:-|to|through) ?\d+\b|"
                         r"\bsubsets?\b|\b(?:odd|even)[- ]numbered\b|\b(?:first|second|last) half\b"),
     ("scope", "per_pixel", r"\b(?:per|each|every|for each|for every)(?: single)? pixels?\b|\bpixel[- ]?wise\b|\bpixel[- ]by[- ]pixel\b"),
+    ("scope", "axial", r"\baxial\b|\bz[- ]?(?:motion|drift|shifts?|movement)\b|\(z\)"),
     ("scope", "split", r"\b(?:per|each|every|for each|within each|by|across) (?:\w+ )?(?:trials?|quadrants?|layers?|epochs?|"
                        r"blocks?|stimul\w*|planes?|halves|sweeps?|repeats?|z[- ]?planes?)\b|\bseparately\b|"
                        r"\btrial[- ]averag\w*|\b(?:z[- ]?stack|depth axis)\b"),
@@ -127,19 +134,20 @@ _LEXICON: list[tuple[str, str, str]] = [
                          r"categorie|month|year|week|day|condition|site|animal|mouse|mice|subject|session)s?\b"),
     ("object", "mean_trace", r"(?:mean|average|population)[- ](?:fluorescence )?(?:trace|time course|signal)s?"),
     ("action", "plot", r"\bplot\w*|\bdraw\w*|visuali[sz]\w*|\bfigures?\b|\boverlay\w*|\bcharts?\b|\bpanels?\b|\bdiagrams?\b"),
-    ("action", "save", r"\bsav(?:e|es|ing)\b|export\w*|\bwrite (?:\w+ )*?(?:to|into) (?:a |the )?(?:\w+ )?(?:file|disk|csv)"),
+    ("action", "save", r"\bsav(?:e|es|ing)\b|\bexport(?:s|ing)?\b(?= (?:it|them|this|that|these|those|the|to|as|into|a|an|each|every|all)\b)|\bwrite (?:\w+ )*?(?:to|into) (?:a |the )?(?:\w+ )?(?:file|disk|csv)"),
     ("action", "load", r"\bload\w*|\bread\b|\bopen\b"),
-    ("action", "simulate", r"\bsimulat\w*|\bsynthetic\b"),
+    ("action", "simulate", r"\bsimulate\b|\bsimulating\b|\bsynthetic\b|"
+                           r"(?<!my )(?<!our )(?<!the )(?<!these )(?<!those )(?<!of )\b\d+ simulated\b"),
     ("statistic", "mean", r"\bmeans?\b|averag\w*|\bavg\b"),
     ("statistic", "median", r"medians?|middle value"),
     ("statistic", "std", r"standard deviations?|\bstd\b|\bsd\b"),
     ("statistic", "variance", r"variances?"),
     ("statistic", "percentile", r"percentiles?|quantiles?|quartiles?"),
-    ("statistic", "max", r"\bmax(?:imum|ima)?\b|largest|highest"),
-    ("statistic", "min", r"\bmin(?:imum|ima)?\b|smallest|lowest"),
-    ("statistic", "sum", r"\bsum\b|\btotal\b(?! (?:number|count))"),
+    ("statistic", "max", r"(?<!local )\bmax(?:imum|ima)?\b|largest|highest"),
+    ("statistic", "min", r"(?<![\d.] )(?<!\d)\bmin(?:imum|ima)?\b|smallest|lowest"),
+    ("statistic", "sum", r"\bsum\b|\btotal\b(?! (?:\w+ )?(?:number|count))"),
     ("statistic", "mode", r"\bmode\b"),
-    ("statistic", "count", r"\bcount\w*|number of|how many"),
+    ("statistic", "count", r"\bcount\w*|number of|how many|\btall(?:y|ies)\b"),
     ("measure", "active", r"\bactive\b(?! together)|\bresponsive\b|\binactive\b|\bsilent\b|"
                           r"\b(?:show|shows|showing|with|have|has) (?:any |some |no )?activity\b"),
     ("measure", "rejected", r"\b(?:rejected|discarded)\b"),
@@ -150,7 +158,8 @@ _LEXICON: list[tuple[str, str, str]] = [
     ("measure", "entropy", r"entrop\w*"),
     ("measure", "autocorrelation", r"auto[- ]?correlation"),
     # an external variable no action reads: activity against running, a stimulus, behaviour or genotype
-    ("measure", "external", r"\brunning speed|\blocomotion|\bstimul(?:us|i|ation)\b|\bbehaviou?r\w*|\bgenotypes?\b|"
+    ("measure", "external", r"\brunning speed|\blocomotion|\bstimul(?:us|i|ation)\b|\bgenotypes?\b|"
+                            r"\bbehaviou?r\w*(?! (?:sessions?|data|experiments?|recordings?|rig|task)\b)|"
                             r"\bpupil\w*|\blick\w*|\breward\w*|\bwhisk\w*|\bwild[- ]type\b|\bknock[- ]?outs?\b|"
                             r"\bwhile (?:the )?(?:animal|mouse|mice|subject|fly|fish)\b|\brunning[- ]wheel\b|\bwheel speed\b"),
     ("measure", "correlation", r"\bcorrelations?\b|\bcorrelate\b|\bcross[- ]?correlat\w*|\bcorr\b"),

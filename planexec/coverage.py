@@ -212,8 +212,8 @@ def _produces_figure_only(action: Action) -> bool:
 _STRICT_HERE = ("comparison ", "fit ", "test ", "statistic count")
 
 
-_SEE = re.compile(r"\b(?:show|display|see|view|look at|picture|contours?|outlined?|stacked|ticked|illustrat\w*|png|svg|pdf|jpe?g)\b",
-                  re.IGNORECASE)
+_SEE = re.compile(r"\b(?:show|display|see|view|look at|picture|pics?|snapshot|contours?|outlined?|stacked|ticked|"
+                  r"illustrat\w*|png|svg|pdf|jpe?g)\b", re.IGNORECASE)
 _RESULT_GROUPS = ("statistic", "measure", "feature", "shape")
 
 
@@ -317,6 +317,8 @@ class Judge:
         # (n_cells, events_per_cell) is not done
         strict_here = _STRICT_HERE if not outputs_count(action) else _STRICT_HERE[:3]
         strict = [f"{u}: the action does not do it" for u in unspecified if u.startswith(strict_here)]
+        if action.numeric_args:  # "25/50/75/90% bands" are the percentiles argument of the boxplot statistics
+            terms = dataclasses.replace(terms, conflicts=[c for c in terms.conflicts if not c.startswith("parameter ")])
         terms = dataclasses.replace(terms, unspecified=[u for u in unspecified if not u.startswith(strict_here)],
                                     conflicts=[*terms.conflicts, *strict, *denial_conflicts(asked, have, frozenset(action.term_args))])
         wants_plot = "plot" in asked.terms.groups.get("action", frozenset())

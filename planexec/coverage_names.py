@@ -24,6 +24,13 @@ _UNIT = re.compile(r"^\d+(?:\.\d+)?(?:st|nd|rd|th|px|hz|khz|ms|s|x|d|um|µm|nm|%
 _NOTATION = re.compile(r"[δΔ]\s*[fF]\s*/\s*[fF]0?|\bd[fF]\s*/\s*[fF]0?|\b[fF]0\b|\bdR\s*/\s*R\b|"
                        r"\b[dD]elta ?[fF](?: over | ?/ ?)[fF]0?\b")
 _COMMON = frozenset("i hz khz ms px sd sds std id ids ok".split())
+# Words a user capitalises that name no method: courtesy, pronouns, and the preparation (indicator, line, area)
+_PLAIN = frozenset("please could can would will may might should i i'll i'd i'm we we're our my hi hello thanks thank "
+                   "dear also just so then now here there this that these those it its what which how when where why "
+                   "who quick".split())
+_PREPARATION = re.compile(r"^(?:j?gcamp\w*|j?rgeco\w*|r?camp\d\w*|thy1\S*|ogb\S*|cal-?\d+\w*|[vsma][1-5]|ca[1-3]|"
+                          r"l[1-6]|ai\d+\w*|\w+-cre|cre|dg|pfc|acc|lgn|olfactory)$", re.IGNORECASE)
+_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"|“[^”]*”")
 _QUALIFIED = re.compile(r"-(?:based|style|like|type|driven|derived)$", re.IGNORECASE)
 """A suffix that qualifies a name without changing it: "LoG-based" names LoG, "suite2p-style" suite2p."""
 _FUNCTION_WORDS = frozenset("and the for per with from each any all are its into over than then when".split())
@@ -39,7 +46,8 @@ _FAMILIES = re.compile(
     r"kalman|mahalanobis|random[- ]walk\w*|feret|hough|fourier|canny|sobel|gabor|hilbert|granger|level[- ]sets?|"
     r"region[- ]growing|graph[- ]cuts?|mean[- ]shift|dynamic time warping|isolation forests?|hierarchical clustering|"
     r"dbscan|umap|t-?sne|demons|cnmf|stardist|cascade|wiener|"
-    r"connected[- ]components?(?: label\w*)?)\b",
+    r"connected[- ]components?(?: label\w*)?|li threshold\w*|triangle threshold\w*|yen threshold\w*|sauvola|niblack|"
+    r"isodata)\b",
     re.IGNORECASE)
 
 
@@ -85,8 +93,8 @@ def _spells(acronym: str, phrase: tuple[str, ...]) -> bool:
 
 def method_names(clause: str) -> list[str]:
     """Words and phrases of `clause` that read as the name of a method (by their form or family)."""
-    text = _NOTATION.sub(" ", clause)
-    spaced = re.sub(r"(?<=[A-Za-z])-(?=[A-Za-z])", " ", text)  # "optical-flow" is "optical flow" (same length)
+    text = _NOTATION.sub(" ", _QUOTED.sub(lambda m: " " * len(m.group(0)), clause))  # a quoted title names nothing
+    spaced = re.sub(r"(?<=[A-Za-z])[-_](?=[A-Za-z])", " ", text)  # "optical-flow", "random_walker": same length
     spans = [m.span() for m in _FAMILIES.finditer(spaced)]
     found = [(a, text[a:b]) for a, b in spans]
     blanked = text
@@ -95,12 +103,14 @@ def method_names(clause: str) -> list[str]:
     tokens = list(_TOKEN.finditer(blanked))
     for i, match in enumerate(tokens):
         tok = _QUALIFIED.sub("", re.sub(r"['’]s$", "", match.group(0)))
-        if len(tok) < 2 or _UNIT.match(tok) or tok.lower() in _COMMON:
+        if (len(tok) < 2 or _UNIT.match(tok) or tok.lower() in _COMMON or tok.lower() in _PLAIN
+                or any(_PREPARATION.match(part) for part in tok.split("-"))):
             continue
         letters = re.sub(r"[^A-Za-z]", "", tok)
         upper = sum(c.isupper() for c in letters)
         named = (upper >= 2 or (upper == 1 and not tok[0].isupper())  # PCA, MLspike, t-SNE
-                 or (i > 0 and tok[0].isupper())                        # "... with a Kalman filter"
+                 or (i > 0 and tok[0].isupper()                         # "... with a Kalman filter"
+                     and not re.search(r"[.?!:;]\s*$", text[:match.start()]))  # not a sentence's first word
                  or (bool(letters) and any(c.isdigit() for c in tok)))  # BM3D, cyto2, 3D
         if named:
             found.append((match.start(), tok))

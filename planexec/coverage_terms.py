@@ -22,10 +22,10 @@ _OBJECTS = {
     "event": r"\bevents?\b|\btransients?\b|\bspikes?\b|(?<!seeds at )(?<!local )(?<!intensity )\bpeaks?\b(?![- ](?:over[- ]time[- ])?(?:projection|intensity|brightness|value|image|frame|seed)s?\b)"
              r"|\bfir(?:e|es|ing)\b",
     # "in pixels", "50 pixels" and "per 100 frames" are units of a size or a rate, not the image
-    "image": r"\bimages?\b|(?<!\d )\bframes?\b|\bmovie\b|\bstack\b|(?<!\bin )(?<!\d )\bpixels?\b|\bprojection\b"
+    "image": r"\bimages?\b|(?<!\d )\bframes?\b|\bmovie\b|\bstack\b(?! (?:the|them|all|up|each|every)\b)|(?<!\bin )(?<!\d )\bpixels?\b|\bprojection\b"
              r"|\brecording\b|field of view",
     "curve": r"\bcurves?\b|\bensemble\b",
-    "table": r"\btables?\b|\bcolumns?\b|\brows?\b(?!,? ?(?:and |/)?col)|\bcsv\b|\bspreadsheet\b",
+    "table": r"\btables?\b|\bcolumns?\b|(?<!one )\brows?\b(?!,? ?(?:and |/)?col)(?! per\b)|\bcsv\b|\bspreadsheet\b",
     # "time series" is left out: Fiji calls a movie one, others a trace
     "trace": r"\btraces?\b|\btime[- ]?courses?\b|\bd\s*f\s*/\s*f0?\b|[δΔ]\s*f\s*/\s*f|\bdff\b",
     "neuropil": r"\bneuropil\b",
@@ -33,8 +33,9 @@ _OBJECTS = {
     # things no action here works on: a clause about them is not served whatever its wording
     "foreign": r"\baudio\b|\bpodcasts?\b|\bsound\b|\bspeech\b|\bvoice\b|\bmusic\b|\bsongs?\b|\bgenom\w*|\bdna\b|"
                r"\brna\b|\bproteins?\b|\bstocks?\b|\bweather\b|\bemails?\b|\bwebsites?\b|\bphotos?\b",
-    "paper": r"\bpapers?\b|\bliterature\b|\bpublications?\b|\breferences\b|\b(?:a|the) reference (?:for|on|about|that|which)\b|\bcit(?:e|es|ation|ations)\b|\bpassages?\b|"
-             r"\bsources? (?:for|on|about)\b",
+    "paper": r"\bpapers?\b|\bliterature\b|\bpublications?\b|\breferences\b|\b(?:a|the) reference (?:for|on|about|that|"
+             r"which)\b|\bcit(?:e|es|ation|ations)\b|\bpassages?\b|\bsources? (?:for|on|about)\b|\bknowledge base\b|"
+             r"\bmethod notes\b",
 }
 _OBJECT_RES = {k: re.compile(v, re.IGNORECASE) for k, v in _OBJECTS.items()}
 
@@ -74,6 +75,9 @@ _DONE_TO_INPUT = re.compile(r"\b(?:registered|motion[- ]corrected|denoised|segme
                             r"traces?|events|masks|neurons)\b)", re.IGNORECASE)
 
 
+_OCCASION = re.compile(r"\bfor (?:the|my|our|a|an) (?:paper|lab meeting|meeting|talk|poster|thesis|report|grant|"
+                       r"manuscript|presentation|slides?|supplement\w*)\b", re.IGNORECASE)
+"""What a result is for ("for the paper", "for the lab meeting") is not an object worked on."""
 _BEFORE = re.compile(r"\b(?:before|prior to|ahead of)\s+(?:the\s+)?(?:\w+ing|segmentation|registration|detection|"
                      r"deconvolution|analysis|extraction)\b", re.IGNORECASE)
 """What a step comes before ("low-pass the movie before segmenting") is the next step, not this one."""
@@ -88,7 +92,7 @@ def without_purpose(text: str) -> str:
     """The clause without what it is for ("... so I can see every cell", "... to try the boxplot on"), the step it
     comes before, what its input already went through ("the registered movie") and the level a threshold is set
     against ("above the median"): none is something it asks to be done."""
-    return _REFERENCE.sub(" ", _DONE_TO_INPUT.sub("", _BEFORE.sub(" ", _PURPOSE.sub(" ", text))))
+    return _OCCASION.sub(" ", _REFERENCE.sub(" ", _DONE_TO_INPUT.sub("", _BEFORE.sub(" ", _PURPOSE.sub(" ", text)))))
 
 
 _AS_FILE = re.compile(r"\bas (?:an? )?(?:image|png|picture|jpe?g|svg|pdf|tiff?)(?: file)?\b", re.IGNORECASE)
@@ -98,17 +102,21 @@ _AS_FILE = re.compile(r"\bas (?:an? )?(?:image|png|picture|jpe?g|svg|pdf|tiff?)(
 def worked_on(text: str) -> frozenset[str]:
     """The objects a clause works on: those it names outside a purpose ("to find cells"), a time span or the
     format an output is saved in."""
-    return objects(_AS_FILE.sub(" ", _SPAN.sub(" ", _PURPOSE.sub(" ", text))))
+    return objects(_OCCASION.sub(" ", _AS_FILE.sub(" ", _SPAN.sub(" ", _PURPOSE.sub(" ", text)))))
 
 
+_EACH_FRAME = re.compile(r"\bframe[- ]by[- ]frame\b|\b(?:per|each|every|at every|for every|at each) frames?\b",
+                         re.IGNORECASE)
 _FRAMES = re.compile(r"(?<!\d )\bframes?\b", re.IGNORECASE)
 
 
 def objects(text: str) -> frozenset[str]:
-    """The domain objects a text names (cells, events, images, curves, tables...). Frames beside events or
-    traces are when something happens ("which frames have transients"), not images."""
+    """The domain objects a text names (cells, events, images, curves, tables...). Frames beside events or traces,
+    or "frame by frame", are when something happens ("which frames have transients"), not images."""
     found = frozenset(k for k, r in _OBJECT_RES.items() if r.search(text))
     if "image" in found and found & {"event", "trace"} and not _OBJECT_RES["image"].search(_FRAMES.sub(" ", text)):
+        found -= {"image"}
+    if "image" in found and not _OBJECT_RES["image"].search(_EACH_FRAME.sub(" ", text)):
         found -= {"image"}
     return found
 

@@ -162,3 +162,37 @@ def test_a_time_series_is_no_object_and_an_image_file_asks_for_a_figure(minilm) 
     judge = dataclasses.replace(Judge.for_scorer(EmbeddingScorer(minilm)), vocabulary=library_vocabulary(actions))
     fig = judge.candidates("PNG of the fbplot for curves.npy", [a for a in actions if a.name == "plot_functional_boxplot"])[0]
     assert "figure only" not in fig.vetoes, fig.reason
+
+
+@pytest.mark.parametrize(("text", "group", "term"), [
+    ("add all frames together into a summed-intensity image", "projection", "sum_projection"),
+    ("rank the curves by extremal depth", "depth", "other_depth"),
+    ("spaghetti plot of all ensemble members", "plot", "spaghetti"),
+    ("surface boxplot of the 2D fields", "plot", "render_3d"),
+    ("correct the axial (z) motion", "scope", "axial"),
+    ("total neuron count for this FOV", "statistic", "count"),
+    ("give me a tally of the neurons", "statistic", "count"),
+])
+def test_more_specifics_the_lexicon_reads(text: str, group: str, term: str) -> None:
+    assert term in extract_terms(text).groups.get(group, frozenset())
+
+
+def test_context_is_not_a_specific() -> None:
+    assert "sum" not in extract_terms("total neuron count for this FOV").groups.get("statistic", frozenset())
+    assert "min" not in extract_terms("its only a 2 min recording").groups.get("statistic", frozenset())
+    assert "comparison" not in extract_terms("my traces bleach a lot over 20 min").groups
+    assert "max" not in extract_terms("seeds at local maxima of the image").groups.get("statistic", frozenset())
+    assert "action" not in extract_terms("the spreadsheet export from our behavioural sessions").groups
+    assert "simulate" not in extract_terms("read my simulated hydrographs").groups.get("action", frozenset())
+    assert "simulate" in extract_terms("give me 60 simulated curves").groups.get("action", frozenset())
+    assert objects("for each neuron (F - F0)/F0, frame by frame") == {"cell"}
+    assert objects("stack the traces in one figure") == {"trace"}
+    assert "paper" not in objects(without_purpose("summarise the events for the paper"))
+
+
+def test_courtesy_preparation_and_quoted_words_name_no_method() -> None:
+    assert method_names("We imaged a Thy1-GCaMP6s mouse in V1. Please find every cell") == []
+    assert method_names("Could you low-pass it? Resonant scanner at 30 Hz") == []
+    assert method_names("fbplot using band depth, title 'July runs'") == []
+    assert "random_walker" in method_names("segment the FOV with skimage's random_walker")
+    assert method_names("Li threshold followed by watershed") == ["Li threshold"]

@@ -317,8 +317,6 @@ class Judge:
         # (n_cells, events_per_cell) is not done
         strict_here = _STRICT_HERE if not outputs_count(action) else _STRICT_HERE[:3]
         strict = [f"{u}: the action does not do it" for u in unspecified if u.startswith(strict_here)]
-        if action.numeric_args:  # "25/50/75/90% bands" are the percentiles argument of the boxplot statistics
-            terms = dataclasses.replace(terms, conflicts=[c for c in terms.conflicts if not c.startswith("parameter ")])
         terms = dataclasses.replace(terms, unspecified=[u for u in unspecified if not u.startswith(strict_here)],
                                     conflicts=[*terms.conflicts, *strict, *denial_conflicts(asked, have, frozenset(action.term_args))])
         wants_plot = "plot" in asked.terms.groups.get("action", frozenset())

@@ -82,8 +82,9 @@ _LEXICON: list[tuple[str, str, str]] = [
     ("shape", "centroid", r"centroids?|cent(?:er|re)s? of mass"),
     ("shape", "solidity", r"solidity"),
     ("shape", "orientation", r"orientations?"),
-    ("comparison", "more", r"more than|greater than|larger than|bigger than|longer than|"
-                              r"\bover (?=\d)(?!\d+(?:\.\d+)?\s*(?:min\w*|s|sec\w*|hours?|h|days?|weeks?|frames?|ms)\b)|above|at least|exceed\w*"),
+    # "over 20 min" is a duration, not a comparison
+    ("comparison", "more", r"more than|greater than|larger than|bigger than|longer than|above|at least|exceed\w*|"
+                           r"\bover (?=\d)(?!\d+(?:\.\d+)?\s*(?:min\w*|s|sec\w*|hours?|h|days?|weeks?|frames?|ms)\b)"),
     ("comparison", "less", r"fewer than|less than|smaller than|shorter than|\bunder (?=\d)|below|at most"),
     ("plot", "line", r"line plots?|stacked traces"),
     ("plot", "boxplot", r"(?<!surface )box[- ]?plots?|fbplots?"),

@@ -216,7 +216,8 @@ class Judge:
         strict_here = _STRICT_HERE if not outputs_count(action) else _STRICT_HERE[:3]
         strict = [f"{u}: the action does not do it" for u in unspecified if u.startswith(strict_here)]
         terms = dataclasses.replace(terms, unspecified=[u for u in unspecified if not u.startswith(strict_here)],
-                                    conflicts=[*terms.conflicts, *strict, *denial_conflicts(asked, have, frozenset(action.term_args))])
+                                    conflicts=[*terms.conflicts, *strict,
+                                               *denial_conflicts(asked, have, frozenset(action.term_args))])
         wants_plot = "plot" in asked.terms.groups.get("action", frozenset())
         no_plot = "plot" in asked.denied_terms.groups.get("action", frozenset())
         ok, score, reason = self.policy.decide(

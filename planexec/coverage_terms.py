@@ -19,11 +19,13 @@ from planexec.knowledge.reuse import Terms, extract_terms
 # ("count the events" is not served by a cell counter, "watershed on the curves" not by image segmentation).
 _OBJECTS = {
     "cell": r"\bcells?\b|\bneurons?\b|\brois?\b|\bsomat\w*|cell bod\w*|regions? of interest|\bper-cell\b",
-    "event": r"\bevents?\b|\btransients?\b|\bspikes?\b|(?<!seeds at )(?<!local )(?<!intensity )\bpeaks?\b(?![- ](?:over[- ]time[- ])?(?:projection|intensity|brightness|value|image|frame|seed)s?\b)"
+    # a peak of the image ("peak image", "local peaks", "peak seeds") is a place or a projection, not an event
+    "event": r"\bevents?\b|\btransients?\b|\bspikes?\b|(?<!seeds at )(?<!local )(?<!intensity )\bpeaks?\b"
+             r"(?![- ](?:over[- ]time[- ])?(?:projection|intensity|brightness|value|image|frame|seed)s?\b)"
              r"|\bfir(?:e|es|ing)\b",
     # "in pixels", "50 pixels" and "per 100 frames" are units of a size or a rate, not the image
-    "image": r"\bimages?\b|(?<!\d )\bframes?\b|\bmovie\b|\bstack\b(?! (?:the|them|all|up|each|every)\b)|(?<!\bin )(?<!\d )\bpixels?\b|\bprojection\b"
-             r"|\brecording\b|field of view",
+    "image": r"\bimages?\b|(?<!\d )\bframes?\b|\bmovie\b|\bstack\b(?! (?:the|them|all|up|each|every)\b)"
+             r"|(?<!\bin )(?<!\d )\bpixels?\b|\bprojection\b|\brecording\b|field of view",
     "curve": r"\bcurves?\b|\bensemble\b",
     "table": r"\btables?\b|\bcolumns?\b|(?<!one )\brows?\b(?!,? ?(?:and |/)?col)(?! per\b)|\bcsv\b|\bspreadsheet\b",
     # "time series" is left out: Fiji calls a movie one, others a trace
@@ -180,4 +182,5 @@ def denial_conflicts(clause: Named, action: Named, choosable: frozenset[str] = f
     return out
 
 
-__all__ = ["Named", "denial_conflicts", "foreign_words", "objects", "split_negated", "variable_objects", "without_purpose", "worked_on"]
+__all__ = ["Named", "denial_conflicts", "foreign_words", "objects", "split_negated", "variable_objects",
+           "without_purpose", "worked_on"]

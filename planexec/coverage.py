@@ -51,7 +51,7 @@ from planexec.coverage_terms import (
     worked_on,
 )
 from planexec.coverage_wording import action_words
-from planexec.knowledge.reuse import ReusePolicy, compare_terms, normalise_notation
+from planexec.knowledge.reuse import ReusePolicy, compare_terms, extract_terms, normalise_notation
 from planexec.similarity import Scorer, tokens
 
 if TYPE_CHECKING:  # the learned decision loads only when asked for
@@ -271,7 +271,8 @@ def _states_parameters(clause: str) -> dict[str, float]:
     """The analysis parameters a clause only states (planexec.params reads them for the run), else {}."""
     from planexec.params import from_request
 
-    if "?" in clause or not _STATEMENT.match(clause.strip()):
+    # "the cells that are larger than 8 px" states a filter, not a parameter: a statement names no specific
+    if "?" in clause or not _STATEMENT.match(clause.strip()) or extract_terms(clause).groups:
         return {}
     return from_request(clause)
 

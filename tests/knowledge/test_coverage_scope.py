@@ -109,6 +109,7 @@ def test_a_clause_that_states_parameters_asks_nothing_and_a_dash_before_a_questi
     assert stated.served_by == NOTHING and "fs=10" in stated.reason
     # a question or a request that gives a parameter still asks something
     assert assess_clause("count the cells imaged at 10 Hz", library(), judge).served_by != NOTHING
+    assert assess_clause("the cells that are larger than 8 px", library(), judge).served_by != NOTHING
     assert split_clauses("plot the traces - no events marked") == ["plot the traces and no events marked"]
 
 

@@ -91,6 +91,7 @@ class HeuristicPlanner:
     def _served(self, coverage: Coverage, actions: list[Action], columns: list[str] = ()) -> list[_Choice]:
         """One choice per distinct serving action; clauses served by the same action share its step."""
         by_name = {a.name: a for a in actions}
+        asks_statistic = bool(extract_terms(coverage.request).groups.get("statistic"))
         chosen: list[_Choice] = []
         for c in coverage.covered:
             if c.served_by in (INPUT, NOTHING) or c.served_by not in by_name:
@@ -98,9 +99,9 @@ class HeuristicPlanner:
             same = next((i for i, x in enumerate(chosen) if x.action.name == c.served_by), None)
             action = by_name[c.served_by] if same is None else chosen[same].action
             named = [col for col in columns if col.lower() in asked_columns(c.clause)]
-            if (not named and extract_terms(coverage.request).groups.get("statistic")
-                    and len(named_columns(c.clause, columns)) == 1):  # "the units column? give its standard deviation"
-                named = named_columns(c.clause, columns)
+            anywhere = named_columns(c.clause, columns)
+            if not named and asks_statistic and len(anywhere) == 1:  # "the units column? give its standard deviation"
+                named = anywhere
             if named and action.name == "describe_table" and "column" not in action.args:  # the tool checks it
                 action = dataclasses.replace(action, args={**action.args, "column": named[0]})
             if same is not None:

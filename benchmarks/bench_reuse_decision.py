@@ -37,15 +37,22 @@ from __future__ import annotations
 
 import argparse
 
+from planexec.action_cards import LABELLED_SETS
 from planexec.actions import actions_from
 from planexec.coverage import THRESHOLDS
+from planexec.coverage_actions import phrasings
 from planexec.coverage_model import FEATURES, WORDING, LearnedDecision, model_path, shipped_model
 from planexec.knowledge.calibration import (
     KFoldReport,
     coverage_features,
-    kfold_coverage,
     kfold_learned,
     load_coverage_pairs,
+)
+from planexec.knowledge.coverage_folds import (
+    kfold_scored,
+    leave_set_out,
+    score_pairs,
+    threshold_curve,
 )
 from planexec.knowledge.starters import read_capability_dir
 from planexec.knowledge.store import default_seed_dir
@@ -62,25 +69,23 @@ def main() -> None:
                         help="the training precision each fold's threshold must reach (the best recall at it wins)")
     parser.add_argument("--dev-only", action="store_true",
                         help="the development sets a-i only: for changing the rules without seeing set j")
-    parser.add_argument("--penalties", default="0.1", help="penalties per unnamed specific to choose from, e.g. 0.1,0.2,0.3")
-    parser.add_argument("--method", choices=("rules", "learned", "both"), default="both",
+    parser.add_argument("--curve", action="store_true", help="print the development threshold curve")
+    parser.add_argument("--method", choices=("rules", "learned", "both"), default="rules",
                         help="the hand rules (threshold per fold), the learned decision (weights per fold), or both")
     parser.add_argument("--write-model", action="store_true",
                         help="fit the learned decision on the development sets and write data/calibration/coverage_model.json")
     parser.add_argument("--learned-min-precision", type=float, default=0.97,
                         help="the training precision each fold's learned threshold must reach (0.97 for the shipped weights)")
-    parser.add_argument("--pooled-min-precision", type=float, default=0.95,
+    parser.add_argument("--pooled-min-precision", type=float, default=0.97,
                         help="the training precision each fold's threshold must reach when fitted on all development sets")
     parser.add_argument("--wording", action="store_true",
                         help="the learned decision also reads which clause words the action never says (coverage_wording)")
     args = parser.parse_args()
     actions = actions_from(default_registry(), read_capability_dir(default_seed_dir()))
     pairs = load_coverage_pairs()
-    dev = [p for p in pairs if p.set == "a"]
     scorer = default_scorer(args.embedder)
     shipped = THRESHOLDS.get(scorer.name)
     print(f"scorer {scorer.name}, {args.k} folds by action (thresholds fitted on the other folds only)")
-    pens = tuple(float(x) for x in args.penalties.split(","))
     if args.write_model:
         write_model([p for p in pairs if p.set in DEV_SETS], actions, scorer, args)
         return
@@ -88,31 +93,33 @@ def main() -> None:
         learned(pairs, actions, scorer, args)
     if args.method == "learned":
         return
-    show(f"set a ({len(dev)} pairs; the rules were changed while looking at these)",
-         kfold_coverage(dev, actions, scorer, k=args.k, penalties=pens, min_precision=args.min_precision,
-                        shipped=shipped), args.errors)
-    for s, what in DEVELOPMENT.items():
-        test = [p for p in pairs if p.set == s]
-        show(f"set {s} ({len(test)} {what}; thresholds fitted on set a)",
-             kfold_coverage(dev, actions, scorer, k=args.k, test=test, penalties=pens, min_precision=args.min_precision,
-                            shipped=shipped), args.errors)
-    every = [p for p in pairs if p.set in DEV_SETS]
-    show(f"all development sets pooled ({len(every)} pairs; thresholds fitted on them, other folds only, at precision "
-         f"{args.pooled_min_precision})",
-         kfold_coverage(every, actions, scorer, k=args.k, penalties=pens, min_precision=args.pooled_min_precision,
-                        shipped=shipped), args.errors)
+    registry, capabilities = default_registry(), read_capability_dir(default_seed_dir())
+    loso = leave_set_out(pairs, DEV_SETS, scorer, lambda cards: actions_from(registry, capabilities, cards))
+    print(f"\nDevelopment sets, each scored with cards widened by the other development sets only, at threshold {shipped}:")
+    for s, what in {"a": "pairs used while the rules changed", **DEVELOPMENT}.items():
+        (_, p, r), = threshold_curve([x for x in loso if x.pair.set == s], (shipped,))
+        print(f"  set {s} ({sum(x.pair.set == s for x in loso)} {what}): P {p:.3f} R {r:.3f}")
+    if args.curve:
+        print("threshold curve on them (the shipped threshold is the best recall at precision >= 0.97):")
+        for t, p, r in threshold_curve(loso, [x / 100 for x in range(30, 66, 2)]):
+            print(f"  t {t:.2f}  P {p:.3f} R {r:.3f}")
+    show(f"all development sets pooled ({len(loso)} pairs, each set scored with the others' cards; thresholds fitted "
+         f"on them, other folds only, at precision {args.pooled_min_precision})",
+         kfold_scored(loso, k=args.k, min_precision=args.pooled_min_precision, shipped=shipped), args.errors)
     if args.dev_only:
         return
-    held = [p for p in pairs if p.set == HELD_OUT]
-    # The figure to report (chosen before set h was first read): thresholds fitted per fold on every
-    # development set's pairs of the other folds' actions; the set-a fit is kept for comparison with earlier rounds.
-    show(f"HELD-OUT set {HELD_OUT} ({len(held)} pairs written from a scientist's side before any rule change of its round, "
-         f"without seeing the rules; thresholds fitted on all development sets at precision {args.pooled_min_precision})",
-         kfold_coverage(every, actions, scorer, k=args.k, test=held, penalties=pens,
-                        min_precision=args.pooled_min_precision, shipped=shipped), False)
-    show(f"HELD-OUT set {HELD_OUT}, thresholds fitted on set a as in earlier rounds",
-         kfold_coverage(dev, actions, scorer, k=args.k, test=held, penalties=pens, min_precision=args.min_precision,
-                        shipped=shipped), False)
+    for held_set in HELD_OUT:
+        held = score_pairs([p for p in pairs if p.set == held_set], actions, scorer)
+        show(f"HELD-OUT set {held_set} ({len(held)} pairs written blind before this round's method was settled; scored with "
+             f"the shipped cards, which no pair of it widened; thresholds fitted on the development sets' leave-set-out "
+             f"scores of the other folds' actions, at precision {args.pooled_min_precision})",
+             kfold_scored(loso, held, k=args.k, min_precision=args.pooled_min_precision, shipped=shipped), False)
+        known = {t.casefold() for a in actions for t in phrasings(a)}
+        novel = [x for x in held if x.pair.query.casefold() not in known]
+        report = kfold_scored(loso, novel, k=args.k, min_precision=args.pooled_min_precision, shipped=shipped)
+        print(f"  without its {len(held) - len(novel)} pairs whose text some action's phrasings already say (another writer "
+              f"wrote the same words): k-fold P {report.precision:.3f} R {report.recall:.3f}, "
+              f"at {shipped} P {report.shipped[1]:.3f} R {report.shipped[2]:.3f}")
 
 
 DEVELOPMENT = {
@@ -127,14 +134,15 @@ DEVELOPMENT = {
     "j": "pairs written blind on 2026-11-27, held out until read once; now development",
     "k": "pairs written blind on 2026-11-27 by a second helper, held out until read once; now development",
     "l": "pairs written blind on 2026-11-27 by a third helper, held out until read once; now development",
+    "m": "pairs written blind on 2026-11-27 by a fourth helper, held out until read once; now development",
 }
 """The development sets beside set a: their errors may be printed (--errors)."""
 
-HELD_OUT = "m"
-"""The held-out set: its figures are printed without --dev-only, its errors never."""
+HELD_OUT = "no"
+"""The held-out sets: their figures are printed without --dev-only, their errors never."""
 
-DEV_SETS = "abcdefghijkl"
-"""The sets the learned decision may be fitted on (the shipped weights were fitted on sets a, b, c and g)."""
+DEV_SETS = LABELLED_SETS
+"""The development sets: they widen the shipped cards, and the learned decision may be fitted on them."""
 
 
 def learned(pairs: list, actions: list, scorer: object, args: argparse.Namespace) -> None:

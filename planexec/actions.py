@@ -11,6 +11,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from planexec.action_cards import Card, load_cards
 from planexec.tools.registry import ToolRegistry
 
 CAPABILITY_TOOL = "run_capability"
@@ -39,6 +40,8 @@ class Action:
     """Result keys a tool states beside its run variables (n_curves, n_outliers): what it can answer."""
     term_args: dict[str, dict[str, Any]] = field(default_factory=dict, hash=False)
     """Specifics a tool does through an argument ("band depth" -> method="bd"): the plan sets them when asked."""
+    card: Card | None = None
+    """What it serves and its near misses (`planexec.action_cards`); None: the shipped card of its name."""
 
     def args_for(self, clause: str) -> dict[str, Any]:
         """The action's arguments with those the clause's specifics choose (planexec.knowledge.reuse terms)."""
@@ -67,8 +70,11 @@ def makes_up_data(tools: ToolRegistry, name: str) -> bool:
             and not getattr(tool, "consumes", ()))
 
 
-def actions_from(tools: ToolRegistry, capabilities: Iterable[Any] = ()) -> list[Action]:
-    """Every tool as an action, plus one action per capability when `run_capability` exists."""
+def actions_from(tools: ToolRegistry, capabilities: Iterable[Any] = (),
+                 cards: dict[str, Card] | None = None) -> list[Action]:
+    """Every tool as an action, plus one action per capability when `run_capability` exists. `cards`
+    (default: the shipped ones) say what each serves and does not."""
+    cards = load_cards() if cards is None else cards
     out = [
         Action(
             name=t.name,
@@ -81,6 +87,7 @@ def actions_from(tools: ToolRegistry, capabilities: Iterable[Any] = ()) -> list[
             numeric_args=_numeric_args(t),
             reports=tuple(getattr(t, "reports", ())),
             term_args=dict(getattr(t, "term_args", {})),
+            card=cards.get(t.name),
         )
         for t in tools
         if t.name != CAPABILITY_TOOL and t.type != "code"
@@ -100,6 +107,7 @@ def actions_from(tools: ToolRegistry, capabilities: Iterable[Any] = ()) -> list[
                     default=bool((getattr(cap, "metadata", None) or {}).get("default")),
                     title=str(getattr(cap, "name", "") or cap.id),
                     tags=tuple(getattr(cap, "tags", ()) or ()),
+                    card=cards.get(cap.id),
                 )
             )
     return out

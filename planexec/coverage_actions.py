@@ -9,7 +9,7 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
-from planexec.action_cards import NotServed, load_cards
+from planexec.action_cards import Card, NotServed, load_cards
 from planexec.actions import Action, producers
 from planexec.coverage_terms import Named
 from planexec.datafiles import shipped
@@ -37,13 +37,18 @@ def phrasings(action: Action, cards: bool = True) -> tuple[str, ...]:
     its card's requests it serves (`planexec.action_cards`). A card's wording widens what the clause may say;
     its numbers and incidental words are not the action's specifics, so `named` reads the others only."""
     extra = tool_phrasings().get(action.name, ()) if action.type != "capability" else ()
-    card = load_cards().get(action.name) if cards else None
+    card = card_of(action) if cards else None
     return (*action.texts, *extra, *(card.serves if card else ()))
+
+
+def card_of(action: Action) -> Card | None:
+    """The action's own card, or the shipped card of its name for an action built without one."""
+    return action.card if action.card is not None else load_cards().get(action.name)
 
 
 def near_misses(action: Action) -> tuple[NotServed, ...]:
     """The close requests the action's card says it does not serve, each with why."""
-    card = load_cards().get(action.name)
+    card = card_of(action)
     return card.not_served if card else ()
 
 
@@ -124,11 +129,14 @@ def closest_misses(scorer: Scorer, text: str, actions: Sequence[Action], best: d
     out: dict[str, tuple[float, NotServed]] = {}
     for (a, n), s in zip(misses, scorer.scores(text, [n.text for _, n in misses]) if misses else [], strict=True):
         closer = float(s) - best.get(a.name, 0.0)
-        refuses = closer > margin and bool(said & distinguishing(a, n)) or closer > margin + NEAR_MISS_ALONE
+        # a labelled hard negative differs from what is served by a word or two ("minimum" for "maximum"), which
+        # the embedding barely sees: being closer alone does not make a clause that near miss
+        refuses = (closer > margin and bool(said & distinguishing(a, n))
+                   or not n.labelled and closer > margin + NEAR_MISS_ALONE)
         if refuses and float(s) > out.get(a.name, (-1.0, n))[0]:
             out[a.name] = (float(s), n)
     return out
 
 
-__all__ = ["NEAR_MISS_ALONE", "NEAR_MISS_MARGINS", "UNSAID_PENALTIES", "closest_misses", "counted", "distinguishing", "named",
+__all__ = ["NEAR_MISS_ALONE", "NEAR_MISS_MARGINS", "UNSAID_PENALTIES", "card_of", "closest_misses", "counted", "distinguishing", "named",
            "near_misses", "outputs_count", "phrasings", "tool_phrasings", "upstream_tasks", "with_upstream"]

@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from planexec.action_cards import Card, load_cards
+from planexec.action_cards import LABELLED_SETS, Card, NotServed, hand_cards, load_cards, widened
 from planexec.actions import Action, actions_from
 from planexec.datafiles import shipped
 from planexec.knowledge.starters import read_capability_dir
@@ -26,7 +26,7 @@ def actions() -> list[Action]:
 
 @pytest.fixture(scope="module")
 def cards() -> dict[str, Card]:
-    return load_cards()
+    return hand_cards()
 
 
 def test_every_action_has_a_card_and_every_card_an_action(actions: list[Action], cards: dict[str, Card]) -> None:
@@ -60,5 +60,33 @@ def test_no_card_text_restates_an_existing_phrasing(actions: list[Action], cards
     assert restated == []
 
 
-def test_load_cards_reads_the_file_once(cards: dict[str, Card]) -> None:
-    assert load_cards() is cards
+def test_the_cards_are_read_once(cards: dict[str, Card]) -> None:
+    assert hand_cards() is cards and load_cards() is load_cards()
+
+
+def test_labelled_pairs_widen_a_card_and_other_tasks_do_not() -> None:
+    card = Card(("count the cells",), (NotServed("count cells per layer", "no split by layer"),))
+    pairs = [{"query": "how many somata", "action": "count_cells", "serves": True, "kind": "paraphrase"},
+             {"query": "count the cells", "action": "count_cells", "serves": True, "kind": "paraphrase"},
+             {"query": "median cell area", "action": "count_cells", "serves": False, "kind": "hard_negative",
+              "why": "an area, not a count"},
+             {"query": "bake a cake", "action": "count_cells", "serves": False, "kind": "different"},
+             {"query": "max image", "action": "max_projection", "serves": True, "kind": "paraphrase"}]
+    out = widened({"count_cells": card}, pairs)
+    assert out["count_cells"].serves == ("count the cells", "how many somata")
+    assert out["count_cells"].not_served == (card.not_served[0], NotServed("median cell area", "an area, not a count", True))
+    assert out["max_projection"] == Card(("max image",), ())
+
+
+def test_the_shipped_cards_hold_the_development_pairs_only(cards: dict[str, Card]) -> None:
+    from planexec.knowledge.calibration import load_coverage_pairs
+
+    widened_cards = load_cards()
+    texts = {t for c in widened_cards.values() for t in (*c.serves, *(n.text for n in c.not_served))}
+    pairs = load_coverage_pairs()
+    held = {p.set for p in pairs} - set(LABELLED_SETS)
+    assert held, "at least one labelled set stays held out"
+    dev = {p.query for p in pairs if p.set in LABELLED_SETS}
+    assert {p.query for p in pairs if p.set in LABELLED_SETS and (p.serves or p.kind == "hard_negative")} <= texts
+    hand = {t for c in cards.values() for t in (*c.serves, *(n.text for n in c.not_served))}
+    assert texts <= hand | dev

@@ -134,8 +134,9 @@ def test_the_format_an_output_is_saved_in_is_not_an_object_and_foreign_objects_a
 def test_a_foreign_object_refuses_with_its_words(minilm) -> None:
     actions = library()
     judge = dataclasses.replace(Judge.for_scorer(EmbeddingScorer(minilm)), vocabulary=library_vocabulary(actions))
-    cand = judge.candidates("denoise my podcast audio recording", [a for a in actions if a.name == "denoise_movie"])[0]
-    assert not cand.accepted and "podcast, audio" in cand.reason
+    # (not "denoise my podcast audio recording": a labelled near miss of denoise_movie says that, and its why wins)
+    cand = judge.candidates("clean the hiss out of my podcast audio", [a for a in actions if a.name == "denoise_movie"])[0]
+    assert not cand.accepted and "podcast, audio" in cand.reason, cand.reason
 
 
 def test_a_denied_choice_of_an_argument_is_no_conflict_only_when_another_choice_is_asked(minilm) -> None:

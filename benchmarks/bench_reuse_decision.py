@@ -135,10 +135,12 @@ DEVELOPMENT = {
     "k": "pairs written blind on 2026-11-27 by a second helper, held out until read once; now development",
     "l": "pairs written blind on 2026-11-27 by a third helper, held out until read once; now development",
     "m": "pairs written blind on 2026-11-27 by a fourth helper, held out until read once; now development",
+    "n": "pairs written blind on 2026-11-27 by a fifth helper, held out until read once (4a6bc57); now development",
+    "o": "harder pairs written blind on 2026-11-27 by a sixth helper, held out until read once (4a6bc57); now development",
 }
 """The development sets beside set a: their errors may be printed (--errors)."""
 
-HELD_OUT = "no"
+HELD_OUT = "pq"
 """The held-out sets: their figures are printed without --dev-only, their errors never."""
 
 DEV_SETS = LABELLED_SETS

@@ -134,7 +134,9 @@ _LEXICON: list[tuple[str, str, str]] = [
     ("task", "group_by", r"\b(?:per|by|for each|grouped by|broken down by|across) (?:region|product|group|category|"
                          r"categorie|month|year|week|day|condition|site|animal|mouse|mice|subject|session)s?\b"),
     ("object", "mean_trace", r"(?:mean|average|population)[- ](?:fluorescence )?(?:trace|time course|signal)s?"),
-    ("action", "plot", r"\bplot\w*|\bdraw\w*|visuali[sz]\w*|\bfigures?\b|\boverlay\w*|\bcharts?\b|\bpanels?\b|\bdiagrams?\b"),
+    # "the biggest single revenue figure" is a number
+    ("action", "plot", r"\bplot\w*|\bdraw\w*|visuali[sz]\w*|(?<!single )(?<!revenue )(?<!sales )(?<!headline )(?<!cost )"
+                       r"(?<!price )\bfigures?\b(?! (?:of|for) (?:revenue|sales|units|cost|price)\b)|\boverlay\w*|\bcharts?\b|\bpanels?\b|\bdiagrams?\b"),
     ("action", "save", r"\bsav(?:e|es|ing)\b|\bexport(?:s|ing)?\b(?= (?:it|them|this|that|these|those|the|to|as|into|a|an|each|every|all)\b)|\bwrite (?:\w+ )*?(?:to|into) (?:a |the )?(?:\w+ )?(?:file|disk|csv)"),
     ("action", "load", r"\bload\w*|\bread\b|\bopen\b"),
     ("action", "simulate", r"\bsimulate\b|\bsimulating\b|\bsynthetic\b|"

@@ -42,6 +42,11 @@ class Action:
     """Specifics a tool does through an argument ("band depth" -> method="bd"): the plan sets them when asked."""
     card: Card | None = None
     """What it serves and its near misses (`planexec.action_cards`); None: the shipped card of its name."""
+    parameters: tuple[str, ...] = ()
+    """What a request may set: a tool's arguments, the analysis parameters a capability's code reads."""
+    fixed: frozenset[tuple[str, float]] = frozenset()
+    """(word, value) of the settings it works with unasked (a capability's `window_s = 10.0`, a tool's defaults):
+    a clause that states one ("a 10 s window" to a 10 s running baseline) restates what it does."""
 
     def args_for(self, clause: str) -> dict[str, Any]:
         """The action's arguments with those the clause's specifics choose (planexec.knowledge.reuse terms)."""
@@ -88,6 +93,10 @@ def actions_from(tools: ToolRegistry, capabilities: Iterable[Any] = (),
             reports=tuple(getattr(t, "reports", ())),
             term_args=dict(getattr(t, "term_args", {})),
             card=cards.get(t.name),
+            parameters=tuple((getattr(t, "input_schema", None) or {}).get("properties") or {}),
+            fixed=frozenset((w, float(v["default"])) for k, v in ((getattr(t, "input_schema", None) or {})
+                                                                  .get("properties") or {}).items()
+                            if isinstance(v, dict) and isinstance(v.get("default"), int | float) for w in k.split("_")),
         )
         for t in tools
         if t.name != CAPABILITY_TOOL and t.type != "code"
@@ -108,9 +117,23 @@ def actions_from(tools: ToolRegistry, capabilities: Iterable[Any] = (),
                     title=str(getattr(cap, "name", "") or cap.id),
                     tags=tuple(getattr(cap, "tags", ()) or ()),
                     card=cards.get(cap.id),
+                    parameters=tuple(dict.fromkeys(_READS_PARAM.findall(getattr(cap, "code", "") or ""))),
+                    fixed=_settings(getattr(cap, "code", "") or ""),
                 )
             )
     return out
+
+
+_SETTING = re.compile(r"^\s*([A-Za-z_]\w*)\s*=\s*([\d.\s,()\[\]-]+?)\s*(?:#.*)?$", re.MULTILINE)
+
+
+def _settings(code: str) -> frozenset[tuple[str, float]]:
+    """(word of the name, value) of each constant a capability's code sets: `window_s = 10.0` -> (window, 10.0)."""
+    return frozenset((w, float(v)) for name, values in _SETTING.findall(code)
+                     for v in re.findall(r"\d+(?:\.\d+)?", values) for w in name.lower().split("_") if w)
+
+
+_READS_PARAM = re.compile(r"\bparams(?:\.get\(|\[)[\"'](\w+)[\"']")
 
 
 def _numeric_args(tool: Any) -> tuple[str, ...]:

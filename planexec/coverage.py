@@ -29,6 +29,7 @@ from planexec.coverage_actions import (
     counted,
     named,
     outputs_count,
+    per_frame_too,
     phrasings,
     upstream_tasks,
     with_upstream,
@@ -45,7 +46,9 @@ from planexec.coverage_tables import (
 from planexec.coverage_terms import (
     Named,
     denial_conflicts,
+    each_frame,
     foreign_words,
+    set_parameters,
     split_negated,
     without_purpose,
     worked_on,
@@ -187,8 +190,11 @@ class Judge:
         said = normalise_notation(without_purpose(split_negated(clause)[0]))  # dF/F is one word, as in action_words
         words = [w for w in dict.fromkeys(tokens(said)) if w not in _GENERIC]
         foreign = foreign_words(said)
+        given = set_parameters(said)
+        per_frame = each_frame(said)
         out = [self._decide(asked, a, best.get(a.name, 0.0), sees, unknown, up.get(a.name, frozenset()),
-                            missed.get(a.name), [w for w in words if w not in action_words(a)], foreign) for a in actions]
+                            missed.get(a.name), [w for w in words if w not in action_words(a)], foreign, given, per_frame)
+               for a in actions]
         if self.learned is not None and {"unexplained", "foreign"} & set(self.learned.features):
             from planexec.coverage_wording import unexplained_words
 
@@ -201,8 +207,10 @@ class Judge:
     def _decide(self, asked: Named, action: Action, semantic: float, sees: bool = False,
                 unknown: Sequence[str] = (), upstream: frozenset[str] = frozenset(),
                 near_miss: tuple[float, NotServed] | None = None, unsaid: Sequence[str] = (),
-                foreign: Sequence[str] = ()) -> Candidate:
+                foreign: Sequence[str] = (), given: Sequence[tuple[str, float]] = (), per_frame: bool = False) -> Candidate:
         have = with_upstream(named(action), upstream, asked, bool(action.outputs) and outputs_count(action))
+        if per_frame:
+            have = per_frame_too(have, action)
         terms = compare_terms(counted(asked, action, have).terms, have.terms)
         unspecified = [u for u in terms.unspecified
                        # a number given to a tool with numeric parameters is an argument, not a specific
@@ -219,7 +227,8 @@ class Judge:
         strict = [f"{u}: the action does not do it" for u in unspecified if u.startswith(strict_here)]
         terms = dataclasses.replace(terms, unspecified=[u for u in unspecified if not u.startswith(strict_here)],
                                     conflicts=[*terms.conflicts, *strict,
-                                               *denial_conflicts(asked, have, frozenset(action.term_args))])
+                                               *denial_conflicts(asked, have, frozenset(action.term_args)),
+                                               *untaken_parameters(given, action)])
         wants_plot = "plot" in asked.terms.groups.get("action", frozenset())
         no_plot = "plot" in asked.denied_terms.groups.get("action", frozenset())
         ok, score, reason = self.policy.decide(
@@ -248,6 +257,21 @@ class Judge:
             # clause names things nothing here works on ("podcast, audio"): those words say it better
             reason = next((why for kind, why in vetoes if kind == "objects" and foreign), vetoes[-1][1])
         return Candidate(action.name, action.tool, score, semantic, ok, reason, tuple(k for k, _ in vetoes))
+
+
+_PARAMETER_SYNONYMS = {"cutoff": "threshold", "cut": "threshold", "radii": "radius", "annuli": "annulus"}
+
+
+def untaken_parameters(given: Sequence[tuple[str, float]], action: Action) -> list[str]:
+    """A conflict for each method parameter the clause sets ("sigma = 4 px") that the action neither takes nor
+    already works with (a 10 s window to a 10 s running baseline)."""
+    takes = {w.rstrip("s") for p in action.parameters for w in p.lower().split("_")}
+    out = []
+    for noun, value in given:
+        words = {_PARAMETER_SYNONYMS.get(w, w).rstrip("s") for w in noun.split()}
+        if not words & takes and not any(w.rstrip("s") in words and v == value for w, v in action.fixed):
+            out.append(f"parameter: sets {noun} to {value:g}, which it does not take")
+    return out
 
 
 def library_vocabulary(actions: Iterable[Action]) -> Vocabulary:

@@ -58,6 +58,9 @@ def distinguishing(action: Action, miss: NotServed) -> frozenset[str]:
     return frozenset(tokens(miss.text)) - {w for t in phrasings(action) for w in tokens(t)}
 
 
+_TIME_SERIES = frozenset({"dff", "spks", "roi_traces", "F", "Fneu", "images_registered", "images_denoised"})
+"""Outputs that hold a value per frame: an action making one works per frame as well as per cell."""
+
 _COUNT_OUTPUT = re.compile(r"^n_|count|number|_per_")
 
 
@@ -85,6 +88,15 @@ def named(action: Action) -> Named:
                   for g in {*have.terms.groups, *offered}}
         have = dataclasses.replace(have, terms=dataclasses.replace(have.terms, groups=groups))
     return have
+
+
+def per_frame_too(have: Named, action: Action) -> Named:
+    """An action making a value per frame (dF/F, spikes, a registered movie) as working per frame: "dF/F for every
+    frame" is what it holds, while "dF/F averaged across all cells" is not."""
+    if not set(action.outputs) & _TIME_SERIES:
+        return have
+    groups = {**have.terms.groups, "axis": have.terms.groups.get("axis", frozenset()) | {"per_time"}}
+    return dataclasses.replace(have, terms=dataclasses.replace(have.terms, groups=groups))
 
 
 def counted(asked: Named, action: Action, have: Named) -> Named:
@@ -139,4 +151,4 @@ def closest_misses(scorer: Scorer, text: str, actions: Sequence[Action], best: d
 
 
 __all__ = ["NEAR_MISS_ALONE", "NEAR_MISS_MARGINS", "UNSAID_PENALTIES", "card_of", "closest_misses", "counted", "distinguishing", "named",
-           "near_misses", "outputs_count", "phrasings", "tool_phrasings", "upstream_tasks", "with_upstream"]
+           "near_misses", "outputs_count", "per_frame_too", "phrasings", "tool_phrasings", "upstream_tasks", "with_upstream"]

@@ -21,6 +21,11 @@ from planexec.knowledge.reuse import normalise_notation
 
 _TOKEN = re.compile(r"[^\W_][\w'’-]*[^\W_]|[^\W_]", re.UNICODE)
 _UNIT = re.compile(r"^\d+(?:\.\d+)?(?:st|nd|rd|th|px|hz|khz|ms|s|x|d|um|µm|nm|%)?$", re.IGNORECASE)
+# A quantity written as one word names no method: "10-minute", "2-photon", "3-fold", "512x512"
+_QUANTITY = re.compile(r"^\d+(?:\.\d+)?-[a-z]+$|^\d+(?:x\d+)+$", re.IGNORECASE)
+# A greeting or sign-off and the name after it ("Best, Kenji", "Thanks, M.", "Dear Dr Okafor")
+_SIGN_OFF = re.compile(r"(?:(?i:best(?: wishes| regards)?|many thanks|thanks|thank you|cheers|regards|sincerely),|"
+                       r"\b(?i:dear|hi|hello|hey))\s+((?:(?:Dr|Prof)\.?\s+)?[A-Z][\w.'’-]*(?:\s+[A-Z][a-z][\w'’-]*)?)")
 _NOTATION = re.compile(r"[δΔ]\s*[fF]\s*/\s*[fF]0?|\bd[fF]\s*/\s*[fF]0?|\b[fF]0\b|\bdR\s*/\s*R\b|"
                        r"\b[dD]elta ?[fF](?: over | ?/ ?)[fF]0?\b")
 _COMMON = frozenset("i hz khz ms px sd sds std id ids ok".split())
@@ -93,7 +98,8 @@ def _spells(acronym: str, phrase: tuple[str, ...]) -> bool:
 
 def method_names(clause: str) -> list[str]:
     """Words and phrases of `clause` that read as the name of a method (by their form or family)."""
-    text = _NOTATION.sub(" ", _QUOTED.sub(lambda m: " " * len(m.group(0)), clause))  # a quoted title names nothing
+    text = _QUOTED.sub(lambda m: " " * len(m.group(0)), clause)  # a quoted title names nothing
+    text = _NOTATION.sub(" ", _SIGN_OFF.sub(lambda m: m.group(0)[:m.start(1) - m.start(0)] + " " * len(m.group(1)), text))
     spaced = re.sub(r"(?<=[A-Za-z])[-_](?=[A-Za-z])", " ", text)  # "optical-flow", "random_walker": same length
     spans = [m.span() for m in _FAMILIES.finditer(spaced)]
     found = [(a, text[a:b]) for a, b in spans]
@@ -103,7 +109,7 @@ def method_names(clause: str) -> list[str]:
     tokens = list(_TOKEN.finditer(blanked))
     for i, match in enumerate(tokens):
         tok = _QUALIFIED.sub("", re.sub(r"['’]s$", "", match.group(0)))
-        if (len(tok) < 2 or _UNIT.match(tok) or tok.lower() in _COMMON or tok.lower() in _PLAIN
+        if (len(tok) < 2 or _UNIT.match(tok) or _QUANTITY.match(tok) or tok.lower() in _COMMON or tok.lower() in _PLAIN
                 or any(_PREPARATION.match(part) for part in tok.split("-"))):
             continue
         letters = re.sub(r"[^A-Za-z]", "", tok)

@@ -35,8 +35,9 @@ _OBJECTS = {
     # things no action here works on: a clause about them is not served whatever its wording
     "foreign": r"\baudio\b|\bpodcasts?\b|\bsound\b|\bspeech\b|\bvoice\b|\bmusic\b|\bsongs?\b|\bgenom\w*|\bdna\b|"
                r"\brna\b|\bproteins?\b|\bstocks?\b|\bweather\b|\bemails?\b|\bwebsites?\b|\bphotos?\b",
-    "paper": r"\bpapers?\b|\bliterature\b|\bpublications?\b|\breferences\b|\b(?:a|the) reference (?:for|on|about|that|"
-             r"which)\b|\bcit(?:e|es|ation|ations)\b|\bpassages?\b|\bsources? (?:for|on|about)\b|\bknowledge base\b|"
+    "paper": r"\bpapers?\b|\bliterature\b|\bpublications?\b|\breferences\b|\b(?:a|the|any|some) reference (?:for|on|"
+             r"about|that|which|to)\b|\bquot(?:e|es|ing)\b|\bexcerpts?\b|\bthe text (?:that |which )?(?:explain|describ|"
+             r"defin)\w*|\bcit(?:e|es|ation|ations)\b|\bpassages?\b|\bsources? (?:for|on|about)\b|\bknowledge base\b|"
              r"\bmethod notes\b",
 }
 _OBJECT_RES = {k: re.compile(v, re.IGNORECASE) for k, v in _OBJECTS.items()}
@@ -54,7 +55,9 @@ _VARIABLE_OBJECTS = (
 
 # A denial and the few words it covers: "without neuropil correction", "no figure", "not deconvolved"
 # ("cell or not" denies nothing).
-_NEGATED = re.compile(r"\b(?:without|no|(?<!\bor )not|w/o|instead of|rather than|except)\b((?:\s+[\w/'-]+){1,3})",
+# "not counting the rejected ROIs" and "excluding" leave something out, like "except"; "don't need a plot" denies one.
+_NEGATED = re.compile(r"\b(?:without|no|not counting|excluding|leaving out|(?<!\bor )not|w/o|instead of|rather than|"
+                      r"except|(?:don|doesn|won)['’]?t(?: (?:need|want))?|no need for)\b((?:\s+[\w/'-]+){1,3})",
                       re.IGNORECASE)
 
 
@@ -77,9 +80,15 @@ _DONE_TO_INPUT = re.compile(r"\b(?:registered|motion[- ]corrected|denoised|segme
                             r"traces?|events|masks|neurons)\b)", re.IGNORECASE)
 
 
-_OCCASION = re.compile(r"\bfor (?:the|my|our|a|an) (?:paper|lab meeting|meeting|talk|poster|thesis|report|grant|"
-                       r"manuscript|presentation|slides?|supplement\w*)\b", re.IGNORECASE)
-"""What a result is for ("for the paper", "for the lab meeting") is not an object worked on."""
+_OCCASION = re.compile(r"\bfor (?:the|my|our|a|an) (?:\w+ )?(?:paper|lab meeting|meeting|talk|poster|thesis|report|grant|"
+                       r"manuscript|presentation|slides?|supplement\w*|figure|dashboard|review\w*)\b", re.IGNORECASE)
+"""What a result is for ("for the paper", "for my thesis figure") is not an object worked on or a figure asked."""
+_ACQUISITION = re.compile(r"\b(?:frame|sampling|acquisition|imaging|scan) rate\b|"
+                          r"\b(?:recording|movie|session|video|data|stack)s? (?:is|was|are|were) (?:\w+ )?(?:at|@)?\s*"
+                          r"\d+(?:\.\d+)?\s*(?:hz|fps)\b|\b(?:imaged|recorded|acquired|sampled)\b|"
+                          r"\b\d+(?:\.\d+)?[- ](?:minute|min|second|sec|s|hour|h)(?:[- ]long)?[- ](?:\w+ )?(?:recording|movie|session|"
+                          r"video|sweep|acquisition)\b", re.IGNORECASE)
+"""How the data was acquired ("the recording is 15 Hz", "a 10-minute session") describes the input: not an object."""
 _BEFORE = re.compile(r"\b(?:before|prior to|ahead of)\s+(?:the\s+)?(?:\w+ing|segmentation|registration|detection|"
                      r"deconvolution|analysis|extraction)\b", re.IGNORECASE)
 """What a step comes before ("low-pass the movie before segmenting") is the next step, not this one."""
@@ -104,7 +113,7 @@ _AS_FILE = re.compile(r"\bas (?:an? )?(?:image|png|picture|jpe?g|svg|pdf|tiff?)(
 def worked_on(text: str) -> frozenset[str]:
     """The objects a clause works on: those it names outside a purpose ("to find cells"), a time span or the
     format an output is saved in."""
-    return objects(_OCCASION.sub(" ", _AS_FILE.sub(" ", _SPAN.sub(" ", _PURPOSE.sub(" ", text)))))
+    return objects(_ACQUISITION.sub(" ", _OCCASION.sub(" ", _AS_FILE.sub(" ", _SPAN.sub(" ", _PURPOSE.sub(" ", text))))))
 
 
 _EACH_FRAME = re.compile(r"\bframe[- ]by[- ]frame\b|\b(?:per|each|every|at every|for every|at each) frames?\b",
@@ -131,6 +140,34 @@ def foreign_words(text: str) -> list[str]:
 def variable_objects(names: Iterable[str]) -> frozenset[str]:
     """The domain objects run variables hold (images_registered -> image, roi_traces -> cell)."""
     return frozenset(obj for n in names for obj, r in _VARIABLE_OBJECTS if r.search(n.lower()))
+
+
+# A method's own parameter given a value ("sigma = 2.5 px", "a 5-frame window", "min distance 10 px between seeds"):
+# an action that takes no such parameter cannot honour it. The analysis parameters every capability reads
+# (planexec.params: cell diameter, frame rate, decay, thresholds) are not among these.
+_PARAMETER_NOUN = (r"sigma|σ|min(?:imum)?[- ]distance|radi(?:us|i)|annul(?:us|i)|(?:sliding |moving |running )?(?<!cranial )(?<!imaging )(?<!optical )(?<!glass )window|"
+                   r"kernel(?: size| width| length)?|footprint|bandwidth|(?:model |ar |filter )?order|lags?|cut-?off|"
+                   r"bins?|components|clusters|iterations|(?:block|patch|tile) size|overlap|span|alpha|half-?width|"
+                   r"neighbou?rhood")
+_NUMBER = r"(\d+(?:\.\d+)?)"
+_SETS_PARAMETER = re.compile(
+    rf"\b({_PARAMETER_NOUN})\b\s*(?:\([^)]{{0,20}}\)\s*)?(?:=|:|≈|~|of|is|to|at|from|up to|between|around|about|\s)*\s*{_NUMBER}"
+    rf"|{_NUMBER}(?:x\d+)*\s*(?:px|pixels?|frames?|s|ms|sec\w*|µm|um|min\w*|hz)?[- ](?:\w+[- ])?({_PARAMETER_NOUN})\b",
+    re.IGNORECASE)
+
+
+def set_parameters(text: str) -> list[tuple[str, float]]:
+    """The method parameters a clause gives a value, with the value: [("sigma", 2.5)] for "sigma = 2.5 px"."""
+    out = {}
+    for m in _SETS_PARAMETER.finditer(text):
+        noun = (m.group(1) or m.group(4)).lower().replace("-", " ")
+        out.setdefault(noun, float(m.group(2) or m.group(3)))
+    return list(out.items())
+
+
+def each_frame(text: str) -> bool:
+    """Whether a clause asks something for every frame ("dF/F for every frame", "frame by frame")."""
+    return bool(_EACH_FRAME.search(text))
 
 
 def split_negated(text: str) -> tuple[str, str]:
@@ -182,5 +219,5 @@ def denial_conflicts(clause: Named, action: Named, choosable: frozenset[str] = f
     return out
 
 
-__all__ = ["Named", "denial_conflicts", "foreign_words", "objects", "split_negated", "variable_objects",
+__all__ = ["Named", "denial_conflicts", "each_frame", "foreign_words", "objects", "set_parameters", "split_negated", "variable_objects",
            "without_purpose", "worked_on"]

@@ -1,0 +1,103 @@
+"""What a clause says about its data or its settings (issue 12, sets n and o): how the data was acquired, who
+writes, a method parameter given a value, a denial and an occasion are read as such, not as methods, objects
+or figures asked for."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from planexec.actions import Action, actions_from
+from planexec.coverage import Judge, library_vocabulary, untaken_parameters
+from planexec.coverage_names import method_names
+from planexec.coverage_terms import set_parameters, split_negated, without_purpose, worked_on
+from planexec.knowledge.reuse import extract_terms
+from planexec.knowledge.starters import read_capability_dir
+from planexec.knowledge.store import default_seed_dir
+from planexec.similarity import EmbeddingScorer
+from planexec.tools import default_registry
+
+
+@pytest.mark.parametrize("text", [
+    "Our 10-minute GCaMP6f session bleaches a lot",
+    "the dorsal CA1 data (jRGECO1a, 7.5 Hz, 512x512) is now in dF/F. Thanks, M.",
+    "Could the pipeline find the neurons? Best, Kenji",
+    "Dear Dr Okafor, please count the cells",
+])
+def test_quantities_and_the_people_writing_are_no_method_names(text: str) -> None:
+    assert method_names(text) == []
+
+
+def test_a_method_name_after_a_word_like_best_is_still_one() -> None:
+    assert method_names("the best Kalman filter for it") == ["Kalman"]
+    assert method_names("Hi Sam, run PCA on the traces") == ["PCA"]
+
+
+@pytest.mark.parametrize(("text", "objs"), [
+    ("event rate per cell in Hz; the recording is 15 Hz", {"cell", "event"}),
+    ("deconvolve the calcium signal. Frame rate is 30 Hz", set()),
+    ("a 20-min awake recording: find the neurons", {"cell"}),
+    ("count the cells in the movie", {"cell", "image"}),
+])
+def test_how_the_data_was_acquired_is_no_object(text: str, objs: set[str]) -> None:
+    assert worked_on(text) == objs
+
+
+@pytest.mark.parametrize(("text", "denied"), [
+    ("Numbers only, I don't need a plot.", "a plot"),
+    ("Number of real cells, not counting rejected ROIs", "rejected ROIs"),
+    ("subtract F0 but don't divide by it", "divide by it"),
+])
+def test_more_ways_to_deny(text: str, denied: str) -> None:
+    assert split_negated(text)[1].strip() == denied
+
+
+def test_an_occasion_and_a_number_called_a_figure_ask_no_figure() -> None:
+    assert "action" not in extract_terms(without_purpose("quick sanity check for my thesis figure: what's N")).groups
+    assert "action" not in extract_terms("the biggest single revenue figure in the export").groups
+    assert extract_terms("a figure of the traces").groups["action"] == {"plot"}
+
+
+@pytest.mark.parametrize(("text", "given"), [
+    ("Gaussian smoothing of the movie with sigma = 4 pixels", [("sigma", 4.0)]),
+    ("watershed with min distance 10 px between seeds", [("min distance", 10.0)]),
+    ("neuropil annulus from 5 to 15 px around each cell", [("annulus", 5.0)]),
+    ("a running baseline with a 30 s window", [("window", 30.0)]),
+    ("local correlation image over a 5x5 neighbourhood", [("neighbourhood", 5.0)]),
+    ("imaged through a cranial window at 30 Hz", []),
+    ("cells about 8 px wide at 30 Hz", []),
+])
+def test_a_method_parameter_given_a_value_is_read(text: str, given: list) -> None:
+    assert set_parameters(text) == given
+
+
+def test_a_parameter_an_action_neither_takes_nor_fixes_at_that_value_conflicts() -> None:
+    running = Action("baseline_running", "run_capability", "capability", "running baseline", parameters=("fs",),
+                     fixed=frozenset({("window", 10.0), ("s", 10.0)}))
+    assert untaken_parameters([("window", 10.0)], running) == []
+    assert untaken_parameters([("window", 30.0)], running) == ["parameter: sets window to 30, which it does not take"]
+    classify = Action("classify_cells", "run_capability", "capability", "classify", parameters=("cell_threshold", "fs"))
+    assert untaken_parameters([("cutoff", 0.7)], classify) == []
+
+
+def test_the_library_knows_what_its_actions_take_and_fix() -> None:
+    actions = {a.name: a for a in actions_from(default_registry(), read_capability_dir(default_seed_dir()))}
+    assert ("sigma", 1.0) in actions["denoise_movie"].fixed and ("window", 10.0) in actions["baseline_running"].fixed
+    assert "cell_threshold" in actions["classify_cells"].parameters
+    assert {"n_curves", "noise"} <= set(actions["generate_ensemble_curves"].parameters)
+    assert ("curves", 30.0) in actions["generate_ensemble_curves"].fixed
+
+
+@pytest.mark.parametrize(("clause", "action", "served"), [
+    ("Gaussian smoothing of the movie with sigma = 4 pixels", "denoise_movie", False),
+    ("smooth the movie with a gaussian, sigma 1", "denoise_movie", True),
+    ("normalise each cell's fluorescence to its baseline: (F - F0)/F0 for every frame", "compute_dff", True),
+    ("average dF/F across all cells", "compute_dff", False),
+    ("Our 12-minute session bleaches, so estimate an F0 that follows the slow drift of each ROI", "baseline_running", True),
+])
+def test_the_decision_on_settings(minilm, clause: str, action: str, served: bool) -> None:
+    actions = actions_from(default_registry(), read_capability_dir(default_seed_dir()))
+    judge = dataclasses.replace(Judge.for_scorer(EmbeddingScorer(minilm)), vocabulary=library_vocabulary(actions))
+    cand = judge.candidates(clause, [a for a in actions if a.name == action])[0]
+    assert cand.accepted == served, cand.reason

@@ -83,7 +83,8 @@ _LEXICON: list[tuple[str, str, str]] = [
     ("shape", "solidity", r"solidity"),
     ("shape", "orientation", r"orientations?"),
     # "over 20 min" is a duration, not a comparison
-    ("comparison", "more", r"more than|greater than|larger than|bigger than|longer than|above|at least|exceed\w*|"
+    ("comparison", "more", r"more than|greater than|larger than|bigger than|longer than|"
+                           r"above(?! (?:each other|one another|the other)\b)|at least|exceed\w*|"
                            r"\bover (?=\d)(?!\d+(?:\.\d+)?\s*(?:min\w*|s|sec\w*|hours?|h|days?|weeks?|frames?|ms)\b)"),
     ("comparison", "less", r"fewer than|less than|smaller than|shorter than|\bunder (?=\d)|below|at most"),
     ("plot", "line", r"line plots?|stacked traces"),
@@ -135,7 +136,7 @@ _LEXICON: list[tuple[str, str, str]] = [
                          r"categorie|month|year|week|day|condition|site|animal|mouse|mice|subject|session)s?\b"),
     ("object", "mean_trace", r"(?:mean|average|population)[- ](?:fluorescence )?(?:trace|time course|signal)s?"),
     # "the biggest single revenue figure" is a number
-    ("action", "plot", r"\bplot\w*|\bdraw\w*|visuali[sz]\w*|(?<!single )(?<!revenue )(?<!sales )(?<!headline )(?<!cost )"
+    ("action", "plot", r"\bplot\w*|\bdraw\w*(?! (?:a |an |some |\d+ )?(?:\w+ ){0,2}samples?\b)|visuali[sz]\w*|(?<!single )(?<!revenue )(?<!sales )(?<!headline )(?<!cost )"
                        r"(?<!price )\bfigures?\b(?! (?:of|for) (?:revenue|sales|units|cost|price)\b)|\boverlay\w*|\bcharts?\b|\bpanels?\b|\bdiagrams?\b"),
     ("action", "save", r"\bsav(?:e|es|ing)\b|\bexport(?:s|ing)?\b(?= (?:it|them|this|that|these|those|the|to|as|into|a|an|each|every|all)\b)|\bwrite (?:\w+ )*?(?:to|into) (?:a |the )?(?:\w+ )?(?:file|disk|csv)"),
     ("action", "load", r"\bload\w*|\bread\b|\bopen\b"),

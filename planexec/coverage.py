@@ -224,6 +224,8 @@ class Judge:
         # between the halves") or a count ("how many ROIs are active?") the action neither names nor outputs
         # (n_cells, events_per_cell) is not done
         strict_here = _STRICT_HERE if not outputs_count(action) else _STRICT_HERE[:3]
+        if any("threshold" in p for p in action.parameters):  # "a cell probability above 0.7" sets its threshold
+            strict_here = tuple(x for x in strict_here if x != "comparison ")
         strict = [f"{u}: the action does not do it" for u in unspecified if u.startswith(strict_here)]
         terms = dataclasses.replace(terms, unspecified=[u for u in unspecified if not u.startswith(strict_here)],
                                     conflicts=[*terms.conflicts, *strict,
@@ -304,6 +306,35 @@ def _states_parameters(clause: str) -> dict[str, float]:
     return from_request(clause)
 
 
+DEFAULT_MARGIN = 0.2
+"""How much lower a default action may score and still be preferred to another that makes the same results."""
+
+
+def prefer_default(clause: str, cands: list[Candidate], actions: Sequence[Action]) -> list[Candidate]:
+    """`cands` with a default action first when the best accepted one is not a default, the default also passes,
+    scores within DEFAULT_MARGIN, makes the same results (events, cell labels, traces) and the clause names no
+    specific only the other says ("peaks above 3 SD" keeps peak detection; "find the calcium events" goes to
+    the default deconvolution pipeline the other steps are built for)."""
+    if not cands or not cands[0].accepted:
+        return cands
+    by_name = {a.name: a for a in actions}
+    best = by_name.get(cands[0].name)
+    if best is None or best.default:
+        return cands
+    asked = Named.of(without_purpose(clause)).terms.groups
+    own = {g: v for g, v in named(best).terms.groups.items()}
+    for c in cands[1:]:
+        alt = by_name.get(c.name)
+        if (alt is None or not alt.default or not c.accepted or c.score < cands[0].score - DEFAULT_MARGIN
+                or not set(alt.outputs) & set(best.outputs)):
+            continue
+        theirs = named(alt).terms.groups
+        if any(v & own.get(g, frozenset()) - theirs.get(g, frozenset()) for g, v in asked.items()):
+            return cands  # the clause asks something only the best one names
+        return [c, *(x for x in cands if x is not c)]
+    return cands
+
+
 def assess_clause(clause: str, actions: Sequence[Action], judge: Judge, has_input: bool = False,
                   keep: int = 3, context: str = "") -> ClauseCoverage:
     """The decision for one clause: served by the best accepted action, by the input, or by nothing."""
@@ -320,6 +351,7 @@ def assess_clause(clause: str, actions: Sequence[Action], judge: Judge, has_inpu
     if input_only and _ANALYSE_INPUT.match(clause.strip()):
         cands = [dataclasses.replace(c, accepted=False, reason="the clause only names the given input")
                  if c.accepted else c for c in cands]
+    cands = prefer_default(clause, cands, actions)
     top = tuple(cands[:keep]) if cands and cands[0].accepted else tuple(
         sorted(cands, key=lambda c: c.semantic, reverse=True)[:keep])
     if cands and cands[0].accepted:

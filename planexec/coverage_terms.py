@@ -69,7 +69,8 @@ _DOING = ("task", "action")
 # dim active cells" works on the movie, "a baseline that follows bleaching over the recording" on traces.
 _PURPOSE = re.compile(r"\b(?:(?:to|in order to)\s+(?:find|spot|see|locate|identify|reveal|highlight|try|test|check)|"
                       r"so (?:that )?(?:i|we|you) can|so (?:that )?(?:\w+\s+){1,5}?(?:can|could|will|does|doesn'?t|don'?t|"
-                      r"won'?t|pops?|stands?)\b)\b.*$", re.IGNORECASE)
+                      r"won'?t|pops?|stands?)\b|\b(?:that |which )?(?:i|we) (?:can|could) (?:test|try|use|run|check)\b)\b.*$",
+                      re.IGNORECASE)
 _SPAN = re.compile(r"\b(?:over|across|during|throughout)\s+(?:the\s+)?(?:whole\s+|entire\s+)?"
                    r"(?:recording|movie|session|acquisition)\b", re.IGNORECASE)
 
@@ -85,11 +86,12 @@ _OCCASION = re.compile(r"\bfor (?:the|my|our|a|an) (?:\w+ )?(?:paper|lab meeting
 """What a result is for ("for the paper", "for my thesis figure") is not an object worked on or a figure asked."""
 _ACQUISITION = re.compile(r"\b(?:frame|sampling|acquisition|imaging|scan) rate\b|"
                           r"\b(?:recording|movie|session|video|data|stack)s? (?:is|was|are|were) (?:\w+ )?(?:at|@)?\s*"
-                          r"\d+(?:\.\d+)?\s*(?:hz|fps)\b|\b(?:imaged|recorded|acquired|sampled)\b|"
+                          r"\d+(?:\.\d+)?\s*(?:hz|fps)\b|\b(?:imaged|recorded|acquired|sampled)\b|\b(?:we|i) (?:image|record|acquire|sample) at\b|"
+                          r"\b(?:in|from) (?:this|the|our|my) (?:[\w/-]+ ){0,3}(?:recording|session|video)\b|"
                           r"\b\d+(?:\.\d+)?[- ](?:minute|min|second|sec|s|hour|h)(?:[- ]long)?[- ](?:\w+ )?(?:recording|movie|session|"
                           r"video|sweep|acquisition)\b", re.IGNORECASE)
 """How the data was acquired ("the recording is 15 Hz", "a 10-minute session") describes the input: not an object."""
-_BEFORE = re.compile(r"\b(?:before|prior to|ahead of)\s+(?:the\s+)?(?:\w+ing|segmentation|registration|detection|"
+_BEFORE = re.compile(r"\b(?:before|prior to|ahead of)\s+(?:the\s+)?(?:\w+\s+)?(?:\w+ing|segmentation|registration|detection|"
                      r"deconvolution|analysis|extraction)\b", re.IGNORECASE)
 """What a step comes before ("low-pass the movie before segmenting") is the next step, not this one."""
 
@@ -111,9 +113,10 @@ _AS_FILE = re.compile(r"\bas (?:an? )?(?:image|png|picture|jpe?g|svg|pdf|tiff?)(
 
 
 def worked_on(text: str) -> frozenset[str]:
-    """The objects a clause works on: those it names outside a purpose ("to find cells"), a time span or the
-    format an output is saved in."""
-    return objects(_ACQUISITION.sub(" ", _OCCASION.sub(" ", _AS_FILE.sub(" ", _SPAN.sub(" ", _PURPOSE.sub(" ", text))))))
+    """The objects a clause works on: those it names outside a purpose ("to find cells"), the step it comes before,
+    a time span, an occasion, how the data was acquired or the format an output is saved in."""
+    text = _BEFORE.sub(" ", _PURPOSE.sub(" ", text))  # "denoise before ROI detection" works on the movie
+    return objects(_ACQUISITION.sub(" ", _OCCASION.sub(" ", _AS_FILE.sub(" ", _SPAN.sub(" ", text)))))
 
 
 _EACH_FRAME = re.compile(r"\bframe[- ]by[- ]frame\b|\b(?:per|each|every|at every|for every|at each) frames?\b",

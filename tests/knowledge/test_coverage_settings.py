@@ -101,3 +101,45 @@ def test_the_decision_on_settings(minilm, clause: str, action: str, served: bool
     judge = dataclasses.replace(Judge.for_scorer(EmbeddingScorer(minilm)), vocabulary=library_vocabulary(actions))
     cand = judge.candidates(clause, [a for a in actions if a.name == action])[0]
     assert cand.accepted == served, cand.reason
+
+
+def test_the_step_a_clause_comes_before_and_what_the_result_is_for_are_no_objects() -> None:
+    assert worked_on("low-pass the frames to knock down shot noise before ROI detection") == {"image"}
+    assert "plot" not in extract_terms(without_purpose("generate some example curves I can test the functional "
+                                                       "boxplot on")).groups
+    assert worked_on("event rate per cell; we image at 15 Hz") == {"cell", "event"}
+    assert worked_on("count the transients in this CA1 recording") == {"event"}
+
+
+def test_a_layout_a_sample_and_a_threshold_the_action_takes_are_no_comparison_or_plot() -> None:
+    assert "comparison" not in extract_terms("the traces as lines, one above the other").groups
+    assert "comparison" in extract_terms("cells with an area above 50 px").groups
+    assert "action" not in extract_terms("draw a toy sample of curves with a few outliers").groups
+    assert extract_terms("draw the curves").groups["action"] == {"plot"}
+
+
+@pytest.mark.parametrize(("clause", "action", "served"), [
+    ("Which ROIs are real somata and which are neuropil junk or duplicates? A label and a probability each", "classify_cells",
+     True),
+    ("curate the ROIs automatically and keep those with a cell probability above 0.7", "classify_cells", True),
+    ("count the cells whose area is above 50 px", "count_cells", False),
+])
+def test_the_decision_on_curation(minilm, clause: str, action: str, served: bool) -> None:
+    actions = actions_from(default_registry(), read_capability_dir(default_seed_dir()))
+    judge = dataclasses.replace(Judge.for_scorer(EmbeddingScorer(minilm)), vocabulary=library_vocabulary(actions))
+    cand = judge.candidates(clause, [a for a in actions if a.name == action])[0]
+    assert cand.accepted == served, cand.reason
+
+
+@pytest.mark.parametrize(("request_text", "served_by"), [
+    ("Find the calcium events in each neuron", "deconvolve_events"),
+    ("flag calcium transients as dF/F peaks more than 3.5 robust SDs above the median", "detect_events"),
+    ("segment the cells with a watershed on the mean image", "segment_watershed"),
+])
+def test_a_default_action_making_the_same_results_is_preferred_unless_the_clause_names_the_other(
+        minilm, request_text: str, served_by: str) -> None:
+    from planexec.coverage import assess
+
+    actions = actions_from(default_registry(), read_capability_dir(default_seed_dir()))
+    (clause,) = assess(request_text, actions, EmbeddingScorer(minilm), has_input=True).clauses
+    assert clause.served_by == served_by, clause.candidates

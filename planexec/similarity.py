@@ -7,6 +7,7 @@ threshold because cosine similarity and keyword overlap live on different scales
 from __future__ import annotations
 
 import math
+import weakref
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -66,6 +67,11 @@ class KeywordScorer:
         return [sum(idf[t] for t in q & d) / total for d in doc_tokens]
 
 
+_VECTORS: weakref.WeakKeyDictionary[object, dict[str, object]] = weakref.WeakKeyDictionary()
+"""Document vectors per model object, shared by every scorer over it in a process: the action cards' ~3,500
+texts are embedded once per process (and once per home with a disk cache), not once per run."""
+
+
 class EmbeddingScorer:
     """Cosine similarity of sentence embeddings, caching document vectors by text."""
 
@@ -74,7 +80,15 @@ class EmbeddingScorer:
 
     def __init__(self, embedder: Embedder) -> None:
         self.embedder = embedder
-        self._cache: dict[str, object] = {}
+        base = getattr(embedder, "inner", embedder)  # a disk cache over the same model shares its vectors
+        try:
+            self._cache: dict[str, object] = _VECTORS.setdefault(base, {})
+        except TypeError:  # an embedder that cannot be weakly referenced keeps its own
+            self._cache = {}
+        if not self._cache:  # the cards' texts, embedded once when they were shipped (planexec.card_vectors)
+            from planexec.card_vectors import shipped_vectors
+
+            self._cache.update(shipped_vectors(str(getattr(embedder, "name", ""))))
 
     def scores(self, query: str, docs: Sequence[str]) -> list[float]:
         import numpy as np

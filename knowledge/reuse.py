@@ -76,6 +76,9 @@ _LEXICON: list[tuple[str, str, str]] = [
     ("fit", "spline", r"splines?"),
     ("fit", "sigmoid", r"sigmoid\w*|logistic"),
     ("fit", "model_fit", r"\bfit(?:ting|ted)? (?:a|an|the|my|each|every|some|one) "),
+    # a forecast extrapolates a model past the data: nothing here does
+    ("fit", "forecast", r"\bforecast\w*|\bextrapolat\w*|\bpredict\w* (?:the )?(?:next|future|upcoming)\b|"
+                        r"\bnext (?:quarter|year|month|week)(?:'s)?\b"),
     ("shape", "area", r"\barea\b"),
     ("shape", "perimeter", r"perimeters?"),
     ("shape", "eccentricity", r"eccentricit\w*"),
@@ -166,7 +169,7 @@ _LEXICON: list[tuple[str, str, str]] = [
                             r"\bbehaviou?r\w*(?! (?:sessions?|data|experiments?|recordings?|rig|task)\b)|"
                             r"\bpupil\w*|\blick\w*|\breward\w*|\bwhisk\w*|\bwild[- ]type\b|\bknock[- ]?outs?\b|"
                             r"\bwhile (?:the )?(?:animal|mouse|mice|subject|fly|fish)\b|\brunning[- ]wheel\b|\bwheel speed\b"),
-    ("measure", "correlation", r"\bcorrelations?\b|\bcorrelate\b|\bcross[- ]?correlat\w*|\bcorr\b"),
+    ("measure", "correlation", r"\bcorrelations?\b|\bcorrelat(?:e|es|ed|ing)\b|\bcross[- ]?correlat\w*|\bcorr\b"),
     ("measure", "distance", r"\bdistances?\b|\bhow far\b|\bnearest[- ]neighbou?r"),
 ]
 # Groups naming what a step must do (plot, save, detect...), a quantity it must compute

@@ -143,3 +143,18 @@ def test_a_default_action_making_the_same_results_is_preferred_unless_the_clause
     actions = actions_from(default_registry(), read_capability_dir(default_seed_dir()))
     (clause,) = assess(request_text, actions, EmbeddingScorer(minilm), has_input=True).clauses
     assert clause.served_by == served_by, clause.candidates
+
+
+def test_a_relation_between_columns_and_a_forecast_are_not_a_tables_statistics(minilm) -> None:
+    """requests_heldout4's blind run: both ended `succeeded` with the column means."""
+    from planexec.coverage import assess
+
+    assert "correlation" in extract_terms("how strongly are units and revenue correlated?").groups["measure"]
+    assert "forecast" in extract_terms("forecast next quarter's revenue").groups["fit"]
+    actions = actions_from(default_registry(), read_capability_dir(default_seed_dir()))
+    for request in ("How strongly are units and revenue correlated in data/examples/sales.csv?",
+                    "Give me the mean revenue in data/examples/sales.csv and forecast next quarter's revenue."):
+        coverage = assess(request, actions, EmbeddingScorer(minilm), has_input=True)
+        assert not all(c.covered for c in coverage.clauses), request
+    (served,) = assess("how correlated are the cells?", actions, EmbeddingScorer(minilm), has_input=True).clauses
+    assert served.served_by == "cell_correlation"

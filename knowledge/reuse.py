@@ -234,7 +234,14 @@ def extract_terms(text: str) -> Terms:
             if group:
                 groups.setdefault(group, set()).add(canon)
             norm = pattern.sub(" ", norm)
+    stats = groups.get("statistic", set())
+    if {"count", "sum"} <= stats and not _SUM.search(_IN_TOTAL.sub(" ", _normalise(text))):
+        stats.discard("sum")  # "how many transients are there in total" asks a count, not a sum of values
     return Terms({g: frozenset(v) for g, v in groups.items()}, frozenset(numbers))
+
+
+_IN_TOTAL = re.compile(r"\bin total\b")
+_SUM = re.compile(r"\bsum\b|\btotal\b(?! (?:\w+ )?(?:number|count))")
 
 
 def code_terms(code: str) -> tuple[Terms, frozenset[float]]:

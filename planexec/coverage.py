@@ -121,10 +121,12 @@ _RESULT_GROUPS = ("statistic", "measure", "feature", "shape")
 
 
 def _asks_to_see(clause: str, asked: Named) -> bool:
-    """ "show me the ROIs on the image" asks for a picture; "show me the mean amplitude" asks for a number."""
+    """ "show me the ROIs on the image" asks for a picture; "show me the mean amplitude" a number, "show me the
+    passages" text."""
     if asked.terms.groups.get("plot"):  # a kind of figure (a boxplot, a heatmap) is a picture whatever else it names
         return True
-    return bool(_SEE.search(clause)) and not any(g in asked.terms.groups for g in _RESULT_GROUPS)
+    return (bool(_SEE.search(clause)) and not any(g in asked.terms.groups for g in _RESULT_GROUPS)
+            and "paper" not in asked.objects)  # "show me the relevant passages" asks for text
 
 
 def _makes_figure(action: Action) -> bool:

@@ -169,9 +169,10 @@ def test_an_actions_objects_include_what_its_variables_hold() -> None:
 def test_a_purpose_or_a_time_span_is_not_what_a_clause_works_on() -> None:
     assert worked_on("make a neighbourhood correlation map of the movie to find dim active cells") == {"image"}
     assert worked_on("a baseline that follows bleaching over the recording") == frozenset()
-    assert worked_on("count the cells in the movie") == {"cell", "image"}
+    assert worked_on("count the cells of the movie") == {"cell", "image"}
     # the recording a clause is about describes its data ("in this CA1 recording"), like how it was acquired
     assert worked_on("count the cells in the recording") == {"cell"}
+    assert worked_on("how many transients are there in this movie?") == {"event"}
 
 
 def test_a_cell_type_or_a_statistical_test_the_action_never_names_is_not_done() -> None:

@@ -226,6 +226,8 @@ class Judge:
         # between the halves") or a count ("how many ROIs are active?") the action neither names nor outputs
         # (n_cells, events_per_cell) is not done
         strict_here = _STRICT_HERE if not outputs_count(action) else _STRICT_HERE[:3]
+        if action.outputs and all(o.endswith("image") for o in action.outputs):  # a variance image is another image
+            strict_here = (*strict_here, "statistic ")
         if any("threshold" in p for p in action.parameters):  # "a cell probability above 0.7" sets its threshold
             strict_here = tuple(x for x in strict_here if x != "comparison ")
         strict = [f"{u}: the action does not do it" for u in unspecified if u.startswith(strict_here)]

@@ -174,3 +174,15 @@ def test_how_many_in_total_is_a_count_and_passages_are_text(minilm) -> None:
     judge = dataclasses.replace(Judge.for_scorer(EmbeddingScorer(minilm)), vocabulary=library_vocabulary(actions))
     rag = judge.candidates("show me the passages of the papers on neuropil", [a for a in actions if a.name == "rag_retrieval"])
     assert rag[0].accepted, rag[0].reason
+
+
+@pytest.mark.parametrize(("clause", "action", "served"), [
+    ("per-pixel temporal variance image of the recording", "correlation_image", False),
+    ("for each pixel, its average temporal correlation with the 8 pixels around it", "correlation_image", True),
+])
+def test_an_image_of_another_statistic_is_another_image(minilm, clause: str, action: str, served: bool) -> None:
+    """requests_heldout2's variance image ended `succeeded` as the correlation image once the cards grew."""
+    actions = actions_from(default_registry(), read_capability_dir(default_seed_dir()))
+    judge = dataclasses.replace(Judge.for_scorer(EmbeddingScorer(minilm)), vocabulary=library_vocabulary(actions))
+    cand = judge.candidates(clause, [a for a in actions if a.name == action])[0]
+    assert cand.accepted == served, cand.reason

@@ -48,9 +48,11 @@ class CapabilityFiles:
         try:
             mark = json.loads(pending_file.read_text())
             ids, files = list(mark["ids"]), dict(mark["files"])
+            message = str(mark.get("message") or "")
         except (OSError, ValueError, KeyError, TypeError):
             ids, files = ["(unreadable mark)"], {p.relative_to(self.path).as_posix(): ""
                                                  for p in (self.path / CAP_DIR).glob("*.*")}
+            message = ""
         disk = {rel: _read_bytes(self.path / rel) for rel in files}
         complete = all(data is not None and sha256_bytes(data) == files[rel] for rel, data in disk.items())
         changes: dict[str, bytes | None] = {}
@@ -62,8 +64,9 @@ class CapabilityFiles:
                 changes[rel] = data
             elif committed is not None:
                 atomic_write_bytes(self.path / rel, committed, sync=False)
-        if changes:
-            self.git.commit(changes, f"Recover interrupted write of {', '.join(ids)}")
+        if changes:  # the write's own message (a run's usage token in it) says what was recorded, and by whom
+            recovered = f"Recover interrupted write of {', '.join(ids)}"
+            self.git.commit(changes, f"{message} ({recovered.lower()})" if message else recovered)
         stale()
         pending_file.unlink(missing_ok=True)
         log.warning("capability store %s: %s an interrupted write (%s)", self.path,
@@ -150,7 +153,8 @@ class CapabilityFiles:
             texts[f"{CAP_DIR}/{cap.id}.json"] = json.dumps(cap.to_json(), indent=2, sort_keys=True) + "\n"
         texts.update(extra or {})
         pending = self.path / PENDING
-        mark = {"ids": [c.id for c in caps], "files": {rel: sha256_text(t) for rel, t in texts.items()}}
+        mark = {"ids": [c.id for c in caps], "files": {rel: sha256_text(t) for rel, t in texts.items()},
+                "message": message}
         atomic_write_text(pending, json.dumps(mark), sync=False)
         changes: dict[str, bytes | None] = {}
         for rel, text in texts.items():

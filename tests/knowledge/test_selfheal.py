@@ -141,6 +141,30 @@ def test_interrupted_multi_capability_write_is_rolled_back_as_a_whole(tmp_path: 
     assert json.loads(files.git.read(f"{CAP_DIR}/b.json") or b"{}")["reuse_count"] == 1
 
 
+def test_a_usage_record_finished_by_recovery_is_not_counted_again(tmp_path: Path) -> None:
+    """A run killed after writing its usage files but before the commit: recovery commits them with the run's
+    token, so the resumed run does not count its reuse a second time (tests/reliability/test_kills.py)."""
+    from planexec.knowledge.store import CapabilityStore
+
+    store = CapabilityStore(tmp_path / "store", HashingEmbedder())
+    cap_id = store.save(name="count", description="count the cells", code="n_cells = 1\n")
+    files = store._files
+    cap = files.read(cap_id)
+    assert cap is not None
+    cap.reuse_count, cap.runs, cap.successes = 1, 1, 1
+    text = json.dumps(cap.to_json(), indent=2, sort_keys=True) + "\n"
+    from planexec.knowledge.fsutil import sha256_text
+
+    rel = f"{CAP_DIR}/{cap_id}.json"
+    (tmp_path / "store" / PENDING).write_text(json.dumps({"ids": [cap_id], "files": {rel: sha256_text(text)},
+                                                          "message": f"Reuse capability {cap_id} [run-7]"}))
+    (tmp_path / "store" / rel).write_text(text)  # killed after the file, before the commit
+    files.recover(lambda: None)
+    again = CapabilityStore(tmp_path / "store", HashingEmbedder())
+    again.record_uses([(cap_id, True, 0.1)], token="run-7")
+    assert again.load(cap_id).reuse_count == 1
+
+
 def test_fsck_finds_a_missing_blob_and_head_soundness(tmp_path: Path) -> None:
     files = _files(tmp_path)
     files.write_many([_cap("a")], "seed")

@@ -19,6 +19,17 @@ from planexec.similarity import EmbeddingScorer
 from planexec.tools import default_registry
 
 
+def library() -> list[Action]:
+    return actions_from(default_registry(), read_capability_dir(default_seed_dir()))
+
+
+def decided(minilm, clause: str, action: str):  # noqa: ANN001, ANN201 - the fixture's model, a Candidate
+    """The decision of `clause` against one action of the shipped library, with the packaged model."""
+    actions = library()
+    judge = dataclasses.replace(Judge.for_scorer(EmbeddingScorer(minilm)), vocabulary=library_vocabulary(actions))
+    return judge.candidates(clause, [a for a in actions if a.name == action])[0]
+
+
 @pytest.mark.parametrize("text", [
     "Our 10-minute GCaMP6f session bleaches a lot",
     "the dorsal CA1 data (jRGECO1a, 7.5 Hz, 512x512) is now in dF/F. Thanks, M.",
@@ -98,9 +109,7 @@ def test_the_library_knows_what_its_actions_take_and_fix() -> None:
     ("Our 12-minute session bleaches, so estimate an F0 that follows the slow drift of each ROI", "baseline_running", True),
 ])
 def test_the_decision_on_settings(minilm, clause: str, action: str, served: bool) -> None:
-    actions = actions_from(default_registry(), read_capability_dir(default_seed_dir()))
-    judge = dataclasses.replace(Judge.for_scorer(EmbeddingScorer(minilm)), vocabulary=library_vocabulary(actions))
-    cand = judge.candidates(clause, [a for a in actions if a.name == action])[0]
+    cand = decided(minilm, clause, action)
     assert cand.accepted == served, cand.reason
 
 
@@ -126,9 +135,7 @@ def test_a_layout_a_sample_and_a_threshold_the_action_takes_are_no_comparison_or
     ("count the cells whose area is above 50 px", "count_cells", False),
 ])
 def test_the_decision_on_curation(minilm, clause: str, action: str, served: bool) -> None:
-    actions = actions_from(default_registry(), read_capability_dir(default_seed_dir()))
-    judge = dataclasses.replace(Judge.for_scorer(EmbeddingScorer(minilm)), vocabulary=library_vocabulary(actions))
-    cand = judge.candidates(clause, [a for a in actions if a.name == action])[0]
+    cand = decided(minilm, clause, action)
     assert cand.accepted == served, cand.reason
 
 
@@ -141,7 +148,7 @@ def test_a_default_action_making_the_same_results_is_preferred_unless_the_clause
         minilm, request_text: str, served_by: str) -> None:
     from planexec.coverage import assess
 
-    actions = actions_from(default_registry(), read_capability_dir(default_seed_dir()))
+    actions = library()
     (clause,) = assess(request_text, actions, EmbeddingScorer(minilm), has_input=True).clauses
     assert clause.served_by == served_by, clause.candidates
 
@@ -152,7 +159,7 @@ def test_a_relation_between_columns_and_a_forecast_are_not_a_tables_statistics(m
 
     assert "correlation" in extract_terms("how strongly are units and revenue correlated?").groups["measure"]
     assert "forecast" in extract_terms("forecast next quarter's revenue").groups["fit"]
-    actions = actions_from(default_registry(), read_capability_dir(default_seed_dir()))
+    actions = library()
     for request in ("How strongly are units and revenue correlated in data/examples/sales.csv?",
                     "Give me the mean revenue in data/examples/sales.csv and forecast next quarter's revenue."):
         coverage = assess(request, actions, EmbeddingScorer(minilm), has_input=True)
@@ -167,7 +174,7 @@ def test_how_many_in_total_is_a_count_and_passages_are_text(minilm) -> None:
 
     assert extract_terms("how many transients are there in total across all neurons").groups["statistic"] == {"count"}
     assert extract_terms("what is the revenue in total?").groups["statistic"] == {"sum"}
-    actions = actions_from(default_registry(), read_capability_dir(default_seed_dir()))
+    actions = library()
     (clause,) = assess("How many calcium transients are there in total across all the neurons in this movie?", actions,
                        EmbeddingScorer(minilm), has_input=True).clauses
     assert clause.covered, clause.candidates
@@ -182,7 +189,5 @@ def test_how_many_in_total_is_a_count_and_passages_are_text(minilm) -> None:
 ])
 def test_an_image_of_another_statistic_is_another_image(minilm, clause: str, action: str, served: bool) -> None:
     """requests_heldout2's variance image ended `succeeded` as the correlation image once the cards grew."""
-    actions = actions_from(default_registry(), read_capability_dir(default_seed_dir()))
-    judge = dataclasses.replace(Judge.for_scorer(EmbeddingScorer(minilm)), vocabulary=library_vocabulary(actions))
-    cand = judge.candidates(clause, [a for a in actions if a.name == action])[0]
+    cand = decided(minilm, clause, action)
     assert cand.accepted == served, cand.reason

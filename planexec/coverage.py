@@ -31,6 +31,8 @@ from planexec.coverage_actions import (
     outputs_count,
     per_frame_too,
     phrasings,
+    prefer_default,
+    untaken_parameters,
     upstream_tasks,
     with_upstream,
 )
@@ -265,21 +267,6 @@ class Judge:
         return Candidate(action.name, action.tool, score, semantic, ok, reason, tuple(k for k, _ in vetoes))
 
 
-_PARAMETER_SYNONYMS = {"cutoff": "threshold", "cut": "threshold", "radii": "radius", "annuli": "annulus"}
-
-
-def untaken_parameters(given: Sequence[tuple[str, float]], action: Action) -> list[str]:
-    """A conflict for each method parameter the clause sets ("sigma = 4 px") that the action neither takes nor
-    already works with (a 10 s window to a 10 s running baseline)."""
-    takes = {w.rstrip("s") for p in action.parameters for w in p.lower().split("_")}
-    out = []
-    for noun, value in given:
-        words = {_PARAMETER_SYNONYMS.get(w, w).rstrip("s") for w in noun.split()}
-        if not words & takes and not any(w.rstrip("s") in words and v == value for w, v in action.fixed):
-            out.append(f"parameter: sets {noun} to {value:g}, which it does not take")
-    return out
-
-
 def library_vocabulary(actions: Iterable[Action]) -> Vocabulary:
     """Every word the actions say (names, titles, phrasings, tags), to tell a known method name from an unknown one."""
     return Vocabulary.of(t for a in actions for t in (a.name, a.title, *phrasings(a), *a.tags))
@@ -308,35 +295,6 @@ def _states_parameters(clause: str) -> dict[str, float]:
     if "?" in clause or not _STATEMENT.match(clause.strip()) or extract_terms(clause).groups:
         return {}
     return from_request(clause)
-
-
-DEFAULT_MARGIN = 0.2
-"""How much lower a default action may score and still be preferred to another that makes the same results."""
-
-
-def prefer_default(clause: str, cands: list[Candidate], actions: Sequence[Action]) -> list[Candidate]:
-    """`cands` with a default action first when the best accepted one is not a default, the default also passes,
-    scores within DEFAULT_MARGIN, makes the same results (events, cell labels, traces) and the clause names no
-    specific only the other says ("peaks above 3 SD" keeps peak detection; "find the calcium events" goes to
-    the default deconvolution pipeline the other steps are built for)."""
-    if not cands or not cands[0].accepted:
-        return cands
-    by_name = {a.name: a for a in actions}
-    best = by_name.get(cands[0].name)
-    if best is None or best.default:
-        return cands
-    asked = Named.of(without_purpose(clause)).terms.groups
-    own = {g: v for g, v in named(best).terms.groups.items()}
-    for c in cands[1:]:
-        alt = by_name.get(c.name)
-        if (alt is None or not alt.default or not c.accepted or c.score < cands[0].score - DEFAULT_MARGIN
-                or not set(alt.outputs) & set(best.outputs)):
-            continue
-        theirs = named(alt).terms.groups
-        if any(v & own.get(g, frozenset()) - theirs.get(g, frozenset()) for g, v in asked.items()):
-            return cands  # the clause asks something only the best one names
-        return [c, *(x for x in cands if x is not c)]
-    return cands
 
 
 def assess_clause(clause: str, actions: Sequence[Action], judge: Judge, has_input: bool = False,

@@ -8,12 +8,16 @@ import json
 import re
 from collections.abc import Sequence
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from planexec.action_cards import Card, NotServed, load_cards
 from planexec.actions import Action, producers
-from planexec.coverage_terms import Named
+from planexec.coverage_terms import Named, without_purpose
 from planexec.datafiles import shipped
 from planexec.similarity import Scorer, tokens
+
+if TYPE_CHECKING:
+    from planexec.coverage_result import Candidate
 
 # A near miss (the card's "not" list) refuses an action when the clause is closer to it than to anything the
 # action serves and says a word that sets the near miss apart ("each cortical layer"), or is closer by
@@ -150,5 +154,49 @@ def closest_misses(scorer: Scorer, text: str, actions: Sequence[Action], best: d
     return out
 
 
+_PARAMETER_SYNONYMS = {"cutoff": "threshold", "cut": "threshold", "radii": "radius", "annuli": "annulus"}
+
+
+def untaken_parameters(given: Sequence[tuple[str, float]], action: Action) -> list[str]:
+    """A conflict for each method parameter the clause sets ("sigma = 4 px") that the action neither takes nor
+    already works with (a 10 s window to a 10 s running baseline)."""
+    takes = {w.rstrip("s") for p in action.parameters for w in p.lower().split("_")}
+    out = []
+    for noun, value in given:
+        words = {_PARAMETER_SYNONYMS.get(w, w).rstrip("s") for w in noun.split()}
+        if not words & takes and not any(w.rstrip("s") in words and v == value for w, v in action.fixed):
+            out.append(f"parameter: sets {noun} to {value:g}, which it does not take")
+    return out
+
+
+DEFAULT_MARGIN = 0.2
+"""How much lower a default action may score and still be preferred to another that makes the same results."""
+
+
+def prefer_default(clause: str, cands: list[Candidate], actions: Sequence[Action]) -> list[Candidate]:
+    """`cands` with a default action first when the best accepted one is not a default, the default also passes,
+    scores within DEFAULT_MARGIN, makes the same results (events, cell labels, traces) and the clause names no
+    specific only the other says ("peaks above 3 SD" keeps peak detection; "find the calcium events" goes to
+    the default deconvolution pipeline the other steps are built for)."""
+    if not cands or not cands[0].accepted:
+        return cands
+    by_name = {a.name: a for a in actions}
+    best = by_name.get(cands[0].name)
+    if best is None or best.default:
+        return cands
+    asked = Named.of(without_purpose(clause)).terms.groups
+    own = {g: v for g, v in named(best).terms.groups.items()}
+    for c in cands[1:]:
+        alt = by_name.get(c.name)
+        if (alt is None or not alt.default or not c.accepted or c.score < cands[0].score - DEFAULT_MARGIN
+                or not set(alt.outputs) & set(best.outputs)):
+            continue
+        theirs = named(alt).terms.groups
+        if any(v & own.get(g, frozenset()) - theirs.get(g, frozenset()) for g, v in asked.items()):
+            return cands  # the clause asks something only the best one names
+        return [c, *(x for x in cands if x is not c)]
+    return cands
+
+
 __all__ = ["NEAR_MISS_ALONE", "NEAR_MISS_MARGINS", "UNSAID_PENALTIES", "card_of", "closest_misses", "counted", "distinguishing", "named",
-           "near_misses", "outputs_count", "per_frame_too", "phrasings", "tool_phrasings", "upstream_tasks", "with_upstream"]
+           "near_misses", "outputs_count", "per_frame_too", "phrasings", "prefer_default", "untaken_parameters", "tool_phrasings", "upstream_tasks", "with_upstream"]

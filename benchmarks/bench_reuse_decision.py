@@ -136,10 +136,12 @@ DEVELOPMENT = {
     "m": "pairs written blind on 2026-11-27 by a fourth helper, held out until read once; now development",
     "n": "pairs written blind on 2026-11-27 by a fifth helper, held out until read once (4a6bc57); now development",
     "o": "harder pairs written blind on 2026-11-27 by a sixth helper, held out until read once (4a6bc57); now development",
+    "p": "pairs written blind on 2026-11-27 by a seventh helper, held out until read once (d99cbb9); now development",
+    "q": "harder pairs written blind on 2026-11-27 by an eighth helper, held out until read once (d99cbb9); now development",
 }
 """The development sets beside set a: their errors may be printed (--errors)."""
 
-HELD_OUT = "pq"
+HELD_OUT = "rs"
 """The held-out sets: their figures are printed without --dev-only, their errors never."""
 
 DEV_SETS = LABELLED_SETS

@@ -44,8 +44,8 @@ _LEXICON: list[tuple[str, str, str]] = [
                              r"mahalanobis) depth"),
     ("feature", "auc", r"area under (?:the )?(?:curve|trace)|\bauc\b"),
     ("feature", "rise_time", r"rise[- ]?times?|time to peak"),
-    ("feature", "decay_time", r"decay[- ]?(?:times?|constants?|tau)|decay"),
-    ("feature", "amplitude", r"amplitudes?"),
+    ("feature", "decay_time", r"decay[- ]?(?:times?|constants?|tau)|decay|(?:peak|maximum) to half[- ]?(?:amplitude|maximum|height)"),
+    ("feature", "amplitude", r"(?<!half )(?<!half-)amplitudes?"),
     ("feature", "duration", r"durations?|fwhm|half[- ]width|width at half|how long (?:does|do|did) (?:\w+ ){1,3}last"),
     ("feature", "frequency", r"frequenc\w*|event rates?|firing rates?|events per (?:minute|second)|how often"),
     ("feature", "interval", r"inter[- ]?(?:event|spike|transient)[- ]intervals?|\bisis?\b"),
@@ -167,7 +167,7 @@ _LEXICON: list[tuple[str, str, str]] = [
     # an external variable no action reads: activity against running, a stimulus, behaviour or genotype
     ("measure", "external", r"\brunning speed|\blocomotion|\bstimul(?:us|i|ation)\b|\bgenotypes?\b|"
                             r"\bbehaviou?r\w*(?! (?:sessions?|data|experiments?|recordings?|rig|task)\b)|"
-                            r"\bpupil\w*|\blick\w*|\breward\w*|\bwhisk\w*|\bwild[- ]type\b|\bknock[- ]?outs?\b|"
+                            r"\bpupil\w*|\blick\w*|\breward\w*|\bwhisk\w*|\bair[- ]?puffs?\b|\bodou?rs?\b|\bfoot ?shocks?\b|\bwild[- ]type\b|\bknock[- ]?outs?\b|"
                             r"\bwhile (?:the )?(?:animal|mouse|mice|subject|fly|fish)\b|\brunning[- ]wheel\b|\bwheel speed\b"),
     ("measure", "correlation", r"\bcorrelations?\b|\bcorrelat(?:e|es|ed|ing)\b|\bcross[- ]?correlat\w*|\bcorr\b"),
     ("measure", "distance", r"\bdistances?\b|\bhow far\b|\bnearest[- ]neighbou?r"),

@@ -55,7 +55,7 @@ from planexec.coverage_terms import (
     without_purpose,
     worked_on,
 )
-from planexec.coverage_wording import action_words
+from planexec.coverage_wording import action_words, ask_spans
 from planexec.knowledge.reuse import ReusePolicy, compare_terms, extract_terms, normalise_notation
 from planexec.similarity import Scorer, tokens
 
@@ -71,8 +71,9 @@ if TYPE_CHECKING:  # the learned decision loads only when asked for
 # 0.40 is the best recall at precision >= 0.97 pooled over the development sets a-i (P 0.972 R 0.979 there;
 # 0.45: 0.985 / 0.966). With the cards widened by the development sets' labelled pairs (planexec.action_cards),
 # 0.44 is the best recall at precision >= 0.97 over the sets a-m, each scored with the other sets' cards only
-# (P 0.975 R 0.955). benchmarks/bench_reuse_decision.py prints the held-out figures at it.
-THRESHOLDS: dict[str, float] = {"embedding": 0.44, "keyword": 0.2}
+# (P 0.975 R 0.955). With sets n-q among them and a long clause's parts scored too, 0.45 is (a-q: P 0.971
+# R 0.959). benchmarks/bench_reuse_decision.py prints the held-out figures at it.
+THRESHOLDS: dict[str, float] = {"embedding": 0.45, "keyword": 0.2}
 _DOMAIN = frozenset(tokens(
     "cell neuron roi trace fluorescence calcium image images movie frame frames stack pixel tiff "
     "segment segmentation motion registration register neuropil spike transient event baseline dff "
@@ -117,7 +118,7 @@ def _produces_figure_only(action: Action) -> bool:
 _STRICT_HERE = ("comparison ", "fit ", "test ", "statistic count")
 
 
-_SEE = re.compile(r"\b(?:show|display|see|view|look at|picture|pics?|snapshot|contours?|outlined?|stacked|ticked|"
+_SEE = re.compile(r"\b(?:show|display|see|view|look at|eyeball|picture|pics?|snapshot|contours?|outlined?|stacked|ticked|"
                   r"illustrat\w*|png|svg|pdf|jpe?g)\b", re.IGNORECASE)
 _RESULT_GROUPS = ("statistic", "measure", "feature", "shape")
 
@@ -180,7 +181,10 @@ class Judge:
         if noun and text == clause and not _NOUN.search(_ROI.sub("cells", clause)):
             text = f"{clause} of the {noun.group(0)}"  # "find the transients, and give me the total count"
         flat = [(a, t) for a in actions for t in phrasings(a)]
-        sims = self.scorer.scores(text, [t for _, t in flat]) if flat else []
+        docs = [t for _, t in flat]
+        sims = self.scorer.scores(text, docs) if flat else []
+        for span in ask_spans(text) if flat else ():  # a long request's ask, apart from what it tells about the data
+            sims = [max(a, b) for a, b in zip(sims, self.scorer.scores(span, docs), strict=True)]
         best: dict[str, float] = {}
         for (a, _), s in zip(flat, sims, strict=True):
             best[a.name] = max(best.get(a.name, -1.0), float(s))
@@ -233,8 +237,10 @@ class Judge:
         if any("threshold" in p for p in action.parameters):  # "a cell probability above 0.7" sets its threshold
             strict_here = tuple(x for x in strict_here if x != "comparison ")
         strict = [f"{u}: the action does not do it" for u in unspecified if u.startswith(strict_here)]
+        # a tool with numeric arguments takes another value ("a 75 % central region" sets prob=0.75)
+        given_values = [c for c in terms.conflicts if not (action.numeric_args and c.startswith("parameter "))]
         terms = dataclasses.replace(terms, unspecified=[u for u in unspecified if not u.startswith(strict_here)],
-                                    conflicts=[*terms.conflicts, *strict,
+                                    conflicts=[*given_values, *strict,
                                                *denial_conflicts(asked, have, frozenset(action.term_args)),
                                                *untaken_parameters(given, action)])
         wants_plot = "plot" in asked.terms.groups.get("action", frozenset())

@@ -34,8 +34,13 @@ _PLAIN = frozenset("please could can would will may might should i i'll i'd i'm 
                    "dear also just so then now here there this that these those it its what which how when where why "
                    "who quick".split())
 _PREPARATION = re.compile(r"^(?:j?gcamp\w*|j?rgeco\w*|r?camp\d\w*|thy1\S*|ogb\S*|cal-?\d+\w*|[vsma][1-5]|ca[1-3]|"
-                          r"l[1-6]|ai\d+\w*|\w+-cre|cre|dg|pfc|acc|lgn|olfactory)$", re.IGNORECASE)
+                          r"l[1-6]|ai\d+\w*|\w+-cre|cre|dg|pfc|acc|lgn|olfactory|[123]p)$", re.IGNORECASE)
 _QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"|“[^”]*”")
+# How the data was acquired, in parentheses ("(GCaMP6s, 30 Hz, 16x Nikon)") or as a source ("a Nikon scope",
+# "the European Excel export"): names of hardware, software and places there are no methods asked
+_ACQUISITION = re.compile(r"\([^()]*(?:\d\s*(?:hz|fps)\b|\b\d+x\b|\bNA\b)[^()]*\)", re.IGNORECASE)
+_SOURCE = re.compile(r"(?:\b[A-Z][\w-]*\s+){1,3}(?=(?:exports?|files?|format|microscopes?|objectives?|cameras?|rigs?|"
+                     r"scopes?|software|spreadsheets?|workbooks?|dumps?)\b)")
 _QUALIFIED = re.compile(r"-(?:based|style|like|type|driven|derived)$", re.IGNORECASE)
 """A suffix that qualifies a name without changing it: "LoG-based" names LoG, "suite2p-style" suite2p."""
 _FUNCTION_WORDS = frozenset("and the for per with from each any all are its into over than then when".split())
@@ -99,6 +104,7 @@ def _spells(acronym: str, phrase: tuple[str, ...]) -> bool:
 def method_names(clause: str) -> list[str]:
     """Words and phrases of `clause` that read as the name of a method (by their form or family)."""
     text = _QUOTED.sub(lambda m: " " * len(m.group(0)), clause)  # a quoted title names nothing
+    text = _SOURCE.sub(lambda m: " " * len(m.group(0)), _ACQUISITION.sub(lambda m: " " * len(m.group(0)), text))
     text = _NOTATION.sub(" ", _SIGN_OFF.sub(lambda m: m.group(0)[:m.start(1) - m.start(0)] + " " * len(m.group(1)), text))
     spaced = re.sub(r"(?<=[A-Za-z])[-_](?=[A-Za-z])", " ", text)  # "optical-flow", "random_walker": same length
     spans = [m.span() for m in _FAMILIES.finditer(spaced)]

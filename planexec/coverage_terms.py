@@ -22,9 +22,10 @@ _OBJECTS = {
     # a peak of the image ("peak image", "local peaks", "peak seeds") is a place or a projection, not an event
     "event": r"\bevents?\b|\btransients?\b|\bspikes?\b|(?<!seeds at )(?<!local )(?<!intensity )\bpeaks?\b"
              r"(?![- ](?:over[- ]time[- ])?(?:projection|intensity|brightness|value|image|frame|seed)s?\b)"
-             r"|\bfir(?:e|es|ing)\b",
+             # "do they fire together" asks a correlation, not the events
+             r"|\bfir(?:e|es|ing)\b(?! (?:together|in sync|synchronously|at the same time))",
     # "in pixels", "50 pixels" and "per 100 frames" are units of a size or a rate, not the image
-    "image": r"\bimages?\b|(?<!\d )\bframes?\b|\bmovie\b|\bstack\b(?! (?:the|them|all|up|each|every)\b)"
+    "image": r"\bimages?\b|(?<!\d )\bframes?\b|\bmovie\b|\bstack\b(?! (?:the|them|all|up|each|every|of (?:\S+ ){0,2}(?:lines|traces|curves|plots))\b)"
              r"|(?<!\bin )(?<!\d )\bpixels?\b|\bprojection\b|\brecording\b|field of view",
     "curve": r"\bcurves?\b|\bensemble\b",
     "table": r"\btables?\b|\bcolumns?\b|(?<!one )\brows?\b(?!,? ?(?:and |/)?col)(?! per\b)|\bcsv\b|\bspreadsheet\b",
@@ -38,7 +39,7 @@ _OBJECTS = {
     "paper": r"\bpapers?\b|\bliterature\b|\bpublications?\b|\breferences\b|\b(?:a|the|any|some) reference (?:for|on|"
              r"about|that|which|to)\b|\bquot(?:e|es|ing)\b|\bexcerpts?\b|\bthe text (?:that |which )?(?:explain|describ|"
              r"defin)\w*|\bcit(?:e|es|ation|ations)\b|\bpassages?\b|\bsources? (?:for|on|about)\b|\bknowledge base\b|"
-             r"\bmethod notes\b",
+             r"\bmethod notes\b|\bdocs\b|\bdocumentation\b|\bguidance\b|\bguidelines?\b",
 }
 _OBJECT_RES = {k: re.compile(v, re.IGNORECASE) for k, v in _OBJECTS.items()}
 

@@ -1,4 +1,9 @@
-"""Which content words of a clause an action's texts never say: an optional feature of the learned decision.
+"""Which parts and words of a clause matter: the spans that may carry a long request's ask, and the content
+words an action's texts never say (an optional feature of the learned decision).
+
+A long request embeds far from every short phrasing when most of it describes the data ("the 9000-frame
+GCaMP6s session (L2/3, 30 Hz): every pixel's brightness averaged over the recording, as one picture"), so
+its sentences and colon or dash parts are scored on their own too, and the best score counts.
 
 "Feret diameter of each ROI" is close to region properties in meaning, but "Feret" is a word no
 phrasing of it says. Words are weighted by their rarity among the actions (a word every action
@@ -9,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -18,6 +24,20 @@ from planexec.similarity import tokens
 if TYPE_CHECKING:
     from planexec.actions import Action
     from planexec.coverage import Candidate
+
+
+_ASIDE = re.compile(r"\s*\([^()]*\)")
+_PARTS = re.compile(r"(?<=[.?!])\s+|\s*[:;]\s+|\s+[—–-]\s+")
+
+
+def ask_spans(text: str) -> list[str]:
+    """The parts of a long clause that may carry its ask alone: its sentences and colon or dash parts (three
+    words or more), and the clause without its asides in parentheses."""
+    bare = _ASIDE.sub("", text)
+    out = [p for p in (q.strip() for q in _PARTS.split(bare)) if len(p.split()) >= 3 and p != text.strip()]
+    if bare != text and len(bare.split()) >= 3:
+        out.append(bare)
+    return list(dict.fromkeys(out))
 
 
 @lru_cache(maxsize=256)

@@ -1,0 +1,106 @@
+"""What a long or indirect clause asks (issue 12, sets p and q): its ask scored apart from what it tells about the
+data, acquisition details and data sources that name no method, and words that read as another statistic,
+object or parameter only out of context."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from planexec.actions import Action, actions_from
+from planexec.coverage import Judge, library_vocabulary
+from planexec.coverage_names import method_names
+from planexec.coverage_terms import worked_on
+from planexec.coverage_wording import ask_spans
+from planexec.knowledge.reuse import extract_terms
+from planexec.knowledge.starters import read_capability_dir
+from planexec.knowledge.store import default_seed_dir
+from planexec.similarity import EmbeddingScorer
+from planexec.tools import default_registry
+
+
+def library() -> list[Action]:
+    return actions_from(default_registry(), read_capability_dir(default_seed_dir()))
+
+
+def decided(minilm, clause: str, action: str):  # noqa: ANN001, ANN201 - the fixture's model, a Candidate
+    """The decision of `clause` against one action of the shipped library, with the packaged model."""
+    actions = library()
+    judge = dataclasses.replace(Judge.for_scorer(EmbeddingScorer(minilm)), vocabulary=library_vocabulary(actions))
+    return judge.candidates(clause, [a for a in actions if a.name == action])[0]
+
+
+def test_a_long_clause_is_also_read_by_its_parts() -> None:
+    spans = ask_spans("Our 40-min session (GCaMP6s, 30 Hz) sags a lot. Could you give each ROI a sliding F0? "
+                      "Thanks: the lab")
+    assert "Our 40-min session sags a lot." in spans
+    assert "Could you give each ROI a sliding F0?" in spans
+    assert not any("(" in s for s in spans)  # the aside is dropped
+    assert "Thanks" not in spans  # too short to carry an ask alone
+    assert len(spans) == len(set(spans))
+
+
+@pytest.mark.parametrize("text", ["count the cells", "plot traces - events", "mean image"])
+def test_a_short_clause_has_no_parts(text: str) -> None:
+    assert ask_spans(text) == []
+
+
+@pytest.mark.parametrize("text", [
+    "the anatomical reference of the 30-min session (L2/3 V1, 15 Hz, 25x Olympus): the average of all frames",
+    "cells from the GCaMP8 movie (20x/1.0 NA, 30 Hz)",
+    "summarise the columns of this German SAP export",
+    "the frames from our Bruker scope are noisy",
+    "the raw 1P frames are grainy",
+])
+def test_acquisition_details_and_data_sources_are_no_method_names(text: str) -> None:
+    assert method_names(text) == []
+
+
+@pytest.mark.parametrize(("text", "names"), [
+    ("segment the somata with Cellpose (cyto2, 30 px)", ["Cellpose", "cyto2"]),
+    ("denoise the Zeiss scope data with BM3D", ["BM3D"]),
+    ("register the movie with NoRMCorre (30 Hz)", ["NoRMCorre"]),
+])
+def test_a_method_named_beside_them_is_still_one(text: str, names: list[str]) -> None:
+    assert method_names(text) == names
+
+
+def test_firing_together_is_a_correlation_and_a_stack_of_lines_a_layout() -> None:
+    assert "event" not in worked_on("do the neurons fire together?")
+    assert "event" in worked_on("how often does each neuron fire?")
+    assert "image" not in worked_on("a stack of dF/F lines, one per cell")
+    assert "image" in worked_on("denoise the stack")
+
+
+def test_peak_to_half_amplitude_is_a_decay_time() -> None:
+    groups = extract_terms("the time each event takes from its peak to half amplitude").groups
+    assert groups["feature"] == frozenset({"decay_time"})
+    assert extract_terms("the mean amplitude of the events").groups["feature"] == frozenset({"amplitude"})
+
+
+def test_an_air_puff_is_an_external_variable() -> None:
+    assert "external" in extract_terms("events during the air puffs").groups["measure"]
+
+
+@pytest.mark.parametrize(("clause", "action"), [
+    ("how long from each event's peak until it has fallen to half amplitude?", "event_kinetics"),
+    ("do these neurons fire together? correlation for every pair of cells", "cell_correlation"),
+    ("what does the documentation say about choosing a neuropil coefficient?", "rag_retrieval"),
+    ("functional boxplot statistics of the ensemble with a 75% central region", "compute_functional_boxplot_statistics"),
+    ("flag ROIs as cell or not from their trace skewness and size", "classify_cells"),
+    ("how far did the field of view drift over the session?", "register_motion"),
+    ("a table of each cell's area, centroid and eccentricity", "region_properties"),
+])
+def test_served_once_the_words_are_read_for_what_they_mean(minilm, clause: str, action: str) -> None:  # noqa: ANN001
+    c = decided(minilm, clause, action)
+    assert c.accepted, c.reason
+
+
+@pytest.mark.parametrize(("clause", "action"), [
+    ("maximum intensity projection of the frames during the air puffs only", "max_projection"),
+    ("the mean event amplitude during odour presentation", "event_statistics"),
+    ("functional boxplot statistics with spatial depth", "compute_functional_boxplot_statistics"),
+])
+def test_still_refused(minilm, clause: str, action: str) -> None:  # noqa: ANN001
+    assert not decided(minilm, clause, action).accepted

@@ -111,6 +111,10 @@ _LEXICON: list[tuple[str, str, str]] = [
                         r"\b(?:first|last|initial|final) (?:\d+|few|ten|twenty|fifty|hundred) ?(?:\w+ )?(?:frames?|seconds?|"
                         r"minutes?|cells?|rois?|neurons?|curves?|rows?|samples?|trials?)\b|\bframes? \d+ ?(?:-|to|through) ?\d+\b|"
                         r"\bsubsets?\b|\b(?:odd|even)[- ]numbered\b|\b(?:first|second|last) half\b"),
+    # the whole field of view as one signal or reference ("the global mean trace", "whole-frame background"): every
+    # action here works per cell, per pixel or per pixel's neighbourhood
+    ("scope", "whole_field", r"\b(?:(?:whole|entire)[- ](?:frame|field|fov|field of view)(?:['’]s)?|(?:frame|field|fov)[- ]wide|"
+                             r"global) (?:mean |average )?(?:background|mean|average|signal|trace|fluorescence|intensity)"),
     ("scope", "per_pixel", r"\b(?:per|each|every|for each|for every)(?: single)? pixels?\b|\bpixel[- ]?wise\b|\bpixel[- ]by[- ]pixel\b"),
     ("scope", "axial", r"\baxial\b|\bz[- ]?(?:motion|drift|shifts?|movement)\b|\(z\)"),
     ("scope", "split", r"\b(?:per|each|every|for each|within each|by|across) (?:\w+ )?(?:trials?|quadrants?|layers?|epochs?|"
@@ -129,6 +133,10 @@ _LEXICON: list[tuple[str, str, str]] = [
     ("direction", "decrease", r"decreas\w*|downward|falling"),
     ("task", "detect", r"\bdetect(?!ed\b)\w* (?:\w+ )?(?:transient|event|peak|spike)s?|\bfind (?:\w+ )?(?:transient|event|peak|spike)s?"),
     ("task", "segment", r"\bsegment(?:s|ing|ation)?\b"),
+    # writing a text of one's own from the literature: a search finds passages, it writes no review or section
+    ("task", "write_text", r"\b(?:write|draft|compose)\s+(?:\w+\s+){0,3}(?:(?:literature\s+)?reviews?|(?:methods|results|"
+                           r"discussion|introduction)\s+sections?|essays?|manuscripts?|abstracts?|grant|summary\s+of\s+"
+                           r"(?:the|a|this)\s+(?:[\w-]+\s+){0,4}(?:paper|article|book))\b"),
     ("task", "extract", r"\bextract\w*"),
     ("task", "cluster", r"\bcluster\w*"),
     ("task", "register", r"\bregist\w*|motion correct\w*"),

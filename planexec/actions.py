@@ -7,7 +7,7 @@ produce, so a plan can be chained backwards from what a request asks for.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +29,8 @@ class Action:
     outputs: tuple[str, ...] = ()
     args: dict[str, Any] = field(default_factory=dict, hash=False)
     examples: tuple[str, ...] = ()
+    uses: tuple[str, ...] = ()
+    """Variables it reads when an earlier step made them, never required: a plot draws the statistics a step computed."""
     default: bool = False
     title: str = ""
     """A short human name: the title of every step that runs this action."""
@@ -44,6 +46,10 @@ class Action:
     """What it serves and its near misses (`planexec.action_cards`); None: the shipped card of its name."""
     parameters: tuple[str, ...] = ()
     """What a request may set: a tool's arguments, the analysis parameters a capability's code reads."""
+    check: Callable[[Mapping[str, Any]], str | None] | None = field(default=None, hash=False, compare=False)
+    """A tool's own argument check (None: it has none): what keeps it from running with the values a clause gives."""
+    schema: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
+    """A tool's argument properties (JSON schema): their kinds and defaults."""
     fixed: frozenset[tuple[str, float]] = frozenset()
     """(word, value) of the settings it works with unasked (a capability's `window_s = 10.0`, a tool's defaults):
     a clause that states one ("a 10 s window" to a 10 s running baseline) restates what it does."""
@@ -88,12 +94,15 @@ def actions_from(tools: ToolRegistry, capabilities: Iterable[Any] = (),
             description=t.description,
             inputs=tuple(getattr(t, "consumes", ())),
             outputs=tuple(getattr(t, "produces", ())),
+            uses=tuple(getattr(t, "uses", ())),
             title=t.name.replace("_", " ").capitalize(),
             numeric_args=_numeric_args(t),
             reports=tuple(getattr(t, "reports", ())),
             term_args=dict(getattr(t, "term_args", {})),
             card=cards.get(t.name),
             parameters=tuple((getattr(t, "input_schema", None) or {}).get("properties") or {}),
+            check=getattr(t, "check", None),
+            schema=dict((getattr(t, "input_schema", None) or {}).get("properties") or {}),
             fixed=frozenset((w, float(v["default"])) for k, v in ((getattr(t, "input_schema", None) or {})
                                                                   .get("properties") or {}).items()
                             if isinstance(v, dict) and isinstance(v.get("default"), int | float) for w in k.split("_")),

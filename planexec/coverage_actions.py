@@ -157,6 +157,22 @@ def closest_misses(scorer: Scorer, text: str, actions: Sequence[Action], best: d
 _PARAMETER_SYNONYMS = {"cutoff": "threshold", "cut": "threshold", "radii": "radius", "annuli": "annulus"}
 
 
+def argument_problem(clause: str, action: Action) -> str | None:
+    """What keeps a tool from running with the numbers the clause gives it, by the tool's own check ("30 curves of
+    which 15 are outliers": at most a third may be planted), or None."""
+    if action.check is None:
+        return None
+    from planexec.inputs import kinds_of, number_near
+
+    args = {k: v["default"] for k, v in action.schema.items() if isinstance(v, dict) and "default" in v}
+    for name, spec in action.schema.items():
+        if isinstance(spec, dict) and (kinds := kinds_of(spec)) & {"integer", "number"}:
+            value = number_near([w for w in name.lower().split("_") if w not in ("n", "num", "number", "of")], clause)
+            if value is not None:
+                args[name] = int(value) if "integer" in kinds and value.is_integer() else value
+    return action.check(args)
+
+
 def untaken_parameters(given: Sequence[tuple[str, float]], action: Action) -> list[str]:
     """A conflict for each method parameter the clause sets ("sigma = 4 px") that the action neither takes nor
     already works with (a 10 s window to a 10 s running baseline)."""
@@ -198,5 +214,5 @@ def prefer_default(clause: str, cands: list[Candidate], actions: Sequence[Action
     return cands
 
 
-__all__ = ["NEAR_MISS_ALONE", "NEAR_MISS_MARGINS", "UNSAID_PENALTIES", "card_of", "closest_misses", "counted", "distinguishing", "named",
+__all__ = ["NEAR_MISS_ALONE", "NEAR_MISS_MARGINS", "UNSAID_PENALTIES", "argument_problem", "card_of", "closest_misses", "counted", "distinguishing", "named",
            "near_misses", "outputs_count", "per_frame_too", "phrasings", "prefer_default", "untaken_parameters", "tool_phrasings", "upstream_tasks", "with_upstream"]

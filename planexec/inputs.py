@@ -15,6 +15,7 @@ from planexec.serialize import summarize
 from planexec.tools.base import Tool, ToolContext
 
 _NUMBER = r"(\d+(?:\.\d+)?)"
+_BANDS = re.compile(r"(?:\d+\s*%|\bpercentile|\bcentral|\bconfidence|\bprediction)\s+bands?\b", re.IGNORECASE)
 _TEXT_ARGS = ("query", "question", "request", "goal", "text", "prompt", "topic")
 
 
@@ -41,13 +42,14 @@ class HeuristicInputGenerator:
 
 
 def _guess(name: str, spec: dict[str, Any], texts: list[str], ctx: ToolContext) -> Any:
-    kinds = _kinds(spec)
+    kinds = kinds_of(spec)
     words = [w for w in name.lower().split("_") if w not in ("n", "num", "number", "of")]
     if "enum" in spec:
         from planexec.knowledge.reuse import extract_terms, without_terms
 
         for text in texts:
-            low, bare = text.lower(), without_terms(text)
+            # "the 90% band" and "percentile bands" name the bands drawn, not the band outlier rule
+            low, bare = text.lower(), _BANDS.sub(" ", without_terms(text))
             for option in spec["enum"]:
                 # an option that is itself a term ("mbd") is named as such; another ("band") only outside a
                 # longer term the text names ("band depth" is a depth, not the band outlier rule)
@@ -59,7 +61,7 @@ def _guess(name: str, spec: dict[str, Any], texts: list[str], ctx: ToolContext) 
         return _path_from(texts, ctx)
     if kinds & {"integer", "number"}:
         for text in texts:
-            value = _number_near(words, text)
+            value = number_near(words, text)
             if value is not None:
                 return int(value) if "integer" in kinds and value.is_integer() else value
         return None
@@ -68,11 +70,11 @@ def _guess(name: str, spec: dict[str, Any], texts: list[str], ctx: ToolContext) 
     return None
 
 
-def _kinds(spec: dict[str, Any]) -> set[str]:
+def kinds_of(spec: dict[str, Any]) -> set[str]:
     t = spec.get("type")
     kinds = set(t) if isinstance(t, list) else {t} if t else set()
     for option in spec.get("anyOf") or ():
-        kinds |= _kinds(option)
+        kinds |= kinds_of(option)
     return kinds
 
 
@@ -87,7 +89,7 @@ def _path_from(texts: list[str], ctx: ToolContext) -> str | None:
     return str(ctx.files[0]) if ctx.files else None
 
 
-def _number_near(words: list[str], text: str) -> float | None:
+def number_near(words: list[str], text: str) -> float | None:
     """A number written right before or after one of the argument's words ('30 curves', 'seed 7')."""
     low = text.lower()
     for w in words:

@@ -167,7 +167,7 @@ class HeuristicPlanner:
         fallbacks = ("python_coder",) if self.coder_fallback and "python_coder" in ctx.tools else ()
         for num, choice in enumerate(ordered, start=1):
             a = choice.action
-            deps = sorted({producer_of[v] for v in a.inputs if v in producer_of})
+            deps = sorted({producer_of[v] for v in (*a.inputs, *a.uses) if v in producer_of})
             if not a.inputs and steps and not a.outputs:
                 deps = [steps[-1].step_num]
             goal = a.title or a.description

@@ -7,6 +7,7 @@ statistics, plot and report tools find them.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -126,6 +127,26 @@ def _plant(kind: str, curve: np.ndarray, grid: np.ndarray, rng: np.random.Genera
     return 1.8 * np.sin(2 * np.pi * 3 * grid + rng.uniform(0, 2 * np.pi))
 
 
+def _planted_count(n_curves: int, n_outliers: int | None) -> int:
+    return max(1, round(0.07 * n_curves)) if n_outliers is None else n_outliers
+
+
+def ensemble_problem(args: Mapping[str, Any]) -> str | None:
+    """What keeps `generate_ensemble_curves` from making an ensemble with these arguments, or None. The coverage
+    decision asks it too: "30 curves of which 15 are outliers" is refused before anything runs."""
+    n_curves, n_points = int(args.get("n_curves", 30)), int(args.get("n_points", 100))
+    if n_curves < 3:
+        return f"n_curves is {n_curves}; an ensemble needs at least 3 curves"
+    if n_points < 2:
+        return f"n_points is {n_points}; each curve needs at least 2 points"
+    if float(args.get("noise", 0.02)) < 0:
+        return f"noise must be >= 0, got {args['noise']}"
+    planted = _planted_count(n_curves, args.get("n_outliers"))
+    if not 0 <= planted <= n_curves // 3:
+        return f"n_outliers is {planted}; use between 0 and a third of n_curves ({n_curves // 3})"
+    return None
+
+
 @tool(type="data")
 def generate_ensemble_curves(
     n_curves: int = 30,
@@ -141,17 +162,10 @@ def generate_ensemble_curves(
     `shape` picks the family (sine, gaussian bump or linear ramp); planted outliers are
     shifted, bumped or reshaped curves, and their indices are reported.
     """
-    if n_curves < 3:
-        raise CurveDataError(f"n_curves is {n_curves}; an ensemble needs at least 3 curves")
-    if n_points < 2:
-        raise CurveDataError(f"n_points is {n_points}; each curve needs at least 2 points")
-    if noise < 0:
-        raise CurveDataError(f"noise must be >= 0, got {noise}")
-    planted_count = max(1, round(0.07 * n_curves)) if n_outliers is None else n_outliers
-    if not 0 <= planted_count <= n_curves // 3:
-        raise CurveDataError(
-            f"n_outliers is {planted_count}; use between 0 and a third of n_curves ({n_curves // 3})"
-        )
+    problem = ensemble_problem({"n_curves": n_curves, "n_points": n_points, "noise": noise, "n_outliers": n_outliers})
+    if problem:
+        raise CurveDataError(problem)
+    planted_count = _planted_count(n_curves, n_outliers)
     rng = np.random.default_rng(seed)
     grid = np.linspace(0.0, 1.0, n_points)
     curves = _base_family(shape, n_curves, grid, rng)
@@ -222,5 +236,6 @@ for _t in (generate_ensemble_curves, load_curves):
 load_curves.consumes = ("files",)  # a given file is read, not replaced by generated curves
 for _t in (generate_ensemble_curves, load_curves):
     _t.reports = ("n_curves", "n_points")  # what the coverage decision may take a count question to
+generate_ensemble_curves.check = ensemble_problem  # arguments it cannot take, read by the coverage decision
 
 TOOLS = [generate_ensemble_curves, load_curves]

@@ -85,12 +85,13 @@ def plot_functional_boxplot(
     curves, source, loaded = curves_from_context(ctx, path)
     stats = ctx.state.get("statistics")
     state: dict[str, Any] = {}
-    if loaded or not _matches(stats, curves):
-        # No statistics of these curves yet: compute them and share them with later tools.
+    # Statistics an earlier step computed from these curves (with the outlier rule or region it was asked for) are
+    # drawn as they are, so the figure and the answer agree with that step; otherwise they are computed here.
+    if not _matches(stats, curves):
         stats, summary = boxplot_statistics(curves, method=method)
         state.update(statistics=stats, statistics_summary=summary)
-        if loaded:
-            state.update(curves=curves, curves_source=source, planted_outliers=[])
+    if loaded:
+        state.update(curves=curves, curves_source=source, planted_outliers=[])
     target = draw_functional_boxplot(curves, stats, _free_path(ctx.figures_dir, "functional_boxplot"), title)
     figure = str(target)
     results = {"figure": figure, "n_outliers": len(stats["outliers"])}
@@ -108,6 +109,7 @@ def plot_functional_boxplot(
 
 plot_functional_boxplot.consumes = ("curves",)
 plot_functional_boxplot.produces = ("figure",)
+plot_functional_boxplot.uses = ("statistics",)  # drawn after a statistics step of the same plan, from its results
 plot_functional_boxplot.term_args = DEPTH_ARGS
 
 TOOLS = [plot_functional_boxplot]

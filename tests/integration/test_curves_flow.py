@@ -15,6 +15,7 @@ from PIL import Image
 from planexec.models import Plan, PlanStep, RunResult
 from planexec.orchestrator import Orchestrator
 from planexec.tools import default_registry
+from planexec.tools.base import ToolContext
 
 from .conftest import REPO, offline_config
 
@@ -52,7 +53,8 @@ def test_quick_request_plans_data_statistics_analyzer(runs: dict[str, RunResult]
     assert tools_of(run) == ["generate_ensemble_curves", "compute_functional_boxplot_statistics",
                              "generate_uncertainty_report", "plot_functional_boxplot"]
     assert [registry.get(t).type for t in tools_of(run)] == ["data", "statistics", "analyzer", "vis"]
-    assert [s.depends_on for s in run.plan.steps] == [(), (1,), (2,), (1,)]
+    # the figure draws the statistics step's results, so it waits for them
+    assert [s.depends_on for s in run.plan.steps] == [(), (1,), (2,), (1, 2)]
 
 
 def test_detailed_request_routes_each_clause_to_a_tool_of_its_type(runs: dict[str, RunResult]) -> None:
@@ -193,3 +195,27 @@ def test_a_curve_tool_that_fails_then_succeeds_is_marked_auto_fixed(tmp_path: Pa
         (1, "error", False), (2, "success", True), (3, "success", False),
     ]
     assert run.results["outliers"] == [0, 34, 36]
+
+
+def test_the_figure_and_the_answer_agree_with_the_statistics_step(tmp_path: Path) -> None:
+    """The band outlier rule flags 4 curves of the sample where the fences flag 3: the plot, which would compute
+    fence statistics of its own, waits for the statistics step and draws its outliers, so the answer is that step's."""
+    config = offline_config(tmp_path / "home", tmp_path / "outputs")
+    run = Orchestrator(config=config).run("flag outlying curves with the band rule, then draw the functional boxplot",
+                                          files=[SAMPLE])
+    assert run.status == "succeeded", run.answer
+    stats = next(s for s in run.steps if s.step.primary_tools == ("compute_functional_boxplot_statistics",))
+    plot = next(s for s in run.steps if s.step.primary_tools == ("plot_functional_boxplot",))
+    assert stats.step.step_num in plot.step.depends_on
+    flagged = default_registry().get("compute_functional_boxplot_statistics").run(
+        {"path": str(SAMPLE), "outlier_rule": "band"}, ToolContext()).results["outliers"]
+    assert len(flagged) == 4 and f"{flagged}" in stats.attempts[-1].summary
+    assert run.results["outliers"] == flagged and run.results["n_outliers"] == 4
+    assert "4 outlier(s) drawn" in plot.attempts[-1].summary
+
+
+def test_a_percent_band_is_no_band_outlier_rule(tmp_path: Path) -> None:
+    config = offline_config(tmp_path / "home", tmp_path / "outputs")
+    run = Orchestrator(config=config).run("functional boxplot statistics with the 90% band", files=[SAMPLE])
+    stats = next(s for s in run.steps if s.step.primary_tools == ("compute_functional_boxplot_statistics",))
+    assert stats.attempts[-1].input["outlier_rule"] == "fence"

@@ -146,7 +146,7 @@ def test_a_clause_asking_for_a_quantity_no_result_names_is_not_succeeded(orch: O
     assert "asks for the fraction" in result.answer and "computes no fraction" in result.answer
 
 
-@pytest.mark.parametrize("request_text", ["fit a gaussian process to the curves", "give the 90% band of the curve ensemble"])
+@pytest.mark.parametrize("request_text", ["fit a gaussian process to the curves", "cluster the curves of the ensemble into three groups"])
 def test_generated_data_never_serves_a_request_about_the_users_curves(orch: Orchestrator, request_text: str) -> None:
     result = orch.run(request_text, files=[REPO / "data" / "curves.npy"])
     assert result.status == "not_covered" and result.steps == [], result.answer

@@ -88,7 +88,6 @@ def test_an_air_puff_is_an_external_variable() -> None:
     ("do these neurons fire together? correlation for every pair of cells", "cell_correlation"),
     ("what does the documentation say about choosing a neuropil coefficient?", "rag_retrieval"),
     ("functional boxplot statistics of the ensemble with a 75% central region", "compute_functional_boxplot_statistics"),
-    ("flag ROIs as cell or not from their trace skewness and size", "classify_cells"),
     ("how far did the field of view drift over the session?", "register_motion"),
     ("a table of each cell's area, centroid and eccentricity", "region_properties"),
 ])
@@ -101,6 +100,22 @@ def test_served_once_the_words_are_read_for_what_they_mean(minilm, clause: str, 
     ("maximum intensity projection of the frames during the air puffs only", "max_projection"),
     ("the mean event amplitude during odour presentation", "event_statistics"),
     ("functional boxplot statistics with spatial depth", "compute_functional_boxplot_statistics"),
+    ("compute the skewness of each cell trace", "classify_cells"),  # it reads skewness, it does not report it
+    ("write a short literature review on neuropil subtraction", "rag_retrieval"),
+    ("subtract the global mean background trace from every ROI", "extract_neuropil"),
 ])
 def test_still_refused(minilm, clause: str, action: str) -> None:  # noqa: ANN001
     assert not decided(minilm, clause, action).accepted
+
+
+@pytest.mark.parametrize(("clause", "why"), [
+    ("simulate 21 curves of which 9 are outliers", "a third of n_curves (7)"),
+    ("generate 2 curves", "at least 3 curves"),
+])
+def test_a_tool_refuses_numbers_its_own_check_rejects(minilm, clause: str, why: str) -> None:  # noqa: ANN001
+    c = decided(minilm, clause, "generate_ensemble_curves")
+    assert not c.accepted and why in c.reason and "arguments" in c.vetoes
+
+
+def test_numbers_it_takes_pass_its_check(minilm) -> None:  # noqa: ANN001
+    assert decided(minilm, "simulate 21 curves of which 7 are outliers", "generate_ensemble_curves").accepted

@@ -35,6 +35,9 @@ _LEXICON: list[tuple[str, str, str]] = [
     ("band", "lowpass", r"low[- ]?pass"),
     ("band", "highpass", r"high[- ]?pass"),
     ("statistic", "mad", r"median absolute deviation|\bmad\b"),
+    # the table tool's standard deviation is the sample one (n - 1): the population one is another statistic
+    ("statistic", "population_sd", r"population (?:standard deviations?|sds?|std|variances?)|divid\w* by n\b(?![- ]?1)|"
+                                   r"\bddof ?= ?0\b|biased (?:standard deviation|variance|estimat\w*)"),
     ("statistic", "iqr", r"interquartile range|\biqr\b"),
     ("statistic", "sem", r"standard error|\bsem\b"),
     ("depth", "modified_band_depth", r"modified band depth|\bmbd\b"),
@@ -44,8 +47,10 @@ _LEXICON: list[tuple[str, str, str]] = [
                              r"mahalanobis) depth"),
     ("feature", "auc", r"area under (?:the )?(?:curve|trace)|\bauc\b"),
     ("feature", "rise_time", r"rise[- ]?times?|time to peak"),
-    ("feature", "decay_time", r"decay[- ]?(?:times?|constants?|tau)|decay|(?:peak|maximum) to half[- ]?(?:amplitude|maximum|height)"),
-    ("feature", "amplitude", r"(?<!half )(?<!half-)amplitudes?"),
+    ("feature", "decay_time", r"decay[- ]?(?:times?|constants?|tau)|decay|(?:peak|maximum) to half[- ]?(?:amplitude|maximum|height)|"
+                              r"(?:fall\w*|drop\w*|com\w* (?:back )?down|return\w*) (?:back )?to half(?: (?:of )?(?:its|the|their))?"
+                              r"(?: (?:amplitude|maximum|height|peak|value))?"),
+    ("feature", "amplitude", r"(?<!half )(?<!half-)(?<!half its )(?<!half the )(?<!half their )amplitudes?"),
     ("feature", "duration", r"durations?|fwhm|half[- ]width|width at half|how long (?:does|do|did) (?:\w+ ){1,3}last"),
     ("feature", "frequency", r"frequenc\w*|event rates?|firing rates?|events per (?:minute|second)|how often"),
     ("feature", "interval", r"inter[- ]?(?:event|spike|transient)[- ]intervals?|\bisis?\b"),
@@ -162,7 +167,9 @@ _LEXICON: list[tuple[str, str, str]] = [
     ("statistic", "min", r"(?<![\d.] )(?<!\d)\bmin(?:imum|ima)?\b|smallest|lowest"),
     ("statistic", "sum", r"\bsum\b|\btotal\b(?! (?:\w+ )?(?:number|count))"),
     ("statistic", "mode", r"\bmode\b"),
-    ("statistic", "count", r"\bcount\w*|number of|how many|\btall(?:y|ies)\b"),
+    # "how many frames does it take to fall to half" asks a duration, not a count
+    ("statistic", "count", r"\bcount\w*|number of|how many(?! (?:frames|seconds|ms|milliseconds|minutes) (?:does|do|did|will) it take)|"
+                           r"\btall(?:y|ies)\b"),
     ("measure", "active", r"\bactive\b(?! together)|\bresponsive\b|\binactive\b|\bsilent\b|"
                           r"\b(?:show|shows|showing|with|have|has) (?:any |some |no )?activity\b"),
     ("measure", "rejected", r"\b(?:rejected|discarded)\b"),

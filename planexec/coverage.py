@@ -119,6 +119,11 @@ def _produces_figure_only(action: Action) -> bool:
     return bool(action.outputs) and all(o.startswith("fig") for o in action.outputs)
 
 
+_ASKS_DFF = re.compile(r"^\s*(?:the\s+|a\s+|my\s+)?dff\b|(?<!\bwe )(?<!\bi )(?<!\bthey )(?<!\bbefore )(?<!\bafter )\b(?:comput\w*|calculat\w*|get|give|make|produce|derive|normali[sz]\w*(?: \w+)?"
+                       r" (?:to|into|as)|convert\w*(?: \w+){0,3} (?:to|into)|express\w*(?: \w+){0,3} as)\s+(?:the\s+|a\s+|my\s+)?dff\b",
+                       re.IGNORECASE)
+"""A clause that asks the dF/F itself ("compute dF/F with a 10th percentile baseline", "normalise to dF/F"), after
+`normalise_notation`; "a single F0 overestimates dF/F" only talks about it."""
 _STRICT_HERE = ("comparison ", "fit ", "test ", "statistic count")
 
 
@@ -204,10 +209,11 @@ class Judge:
         foreign = foreign_words(said)
         given = set_parameters(said)
         per_frame = each_frame(said)
+        asks_dff = bool(_ASKS_DFF.search(said))
         out = [self._decide(asked, a, best.get(a.name, 0.0), sees, unknown, up.get(a.name, frozenset()),
                             missed.get(a.name), [w for w in (words if source.get(a.name, text) == text else
                                                              _content_words(source[a.name])) if w not in action_words(a)],
-                            foreign, given, per_frame, argument_problem(said, a))
+                            foreign, given, per_frame, argument_problem(said, a), asks_dff)
                for a in actions]
         if self.learned is not None and {"unexplained", "foreign"} & set(self.learned.features):
             from planexec.coverage_wording import unexplained_words
@@ -222,7 +228,7 @@ class Judge:
                 unknown: Sequence[str] = (), upstream: frozenset[str] = frozenset(),
                 near_miss: tuple[float, NotServed] | None = None, unsaid: Sequence[str] = (),
                 foreign: Sequence[str] = (), given: Sequence[tuple[str, float]] = (), per_frame: bool = False,
-                problem: str | None = None) -> Candidate:
+                problem: str | None = None, asks_dff: bool = False) -> Candidate:
         have = with_upstream(named(action), upstream, asked, bool(action.outputs) and outputs_count(action))
         if per_frame:
             have = per_frame_too(have, action)
@@ -261,6 +267,10 @@ class Judge:
             ("conflict", reason, bool(terms.conflicts)),
             ("unknown method", f"names {', '.join(unknown)}, which no tool or capability here does", bool(unknown)),
             ("arguments", f"cannot take what the clause gives: {problem}", bool(problem)),
+            # "dF/F with a 10th percentile baseline" asks the dF/F: the baseline alone is a step towards it
+            ("product", "asks for ΔF/F, which it neither makes nor reads",
+             asks_dff and bool(action.outputs) and "paper" not in have.objects
+             and not {"dff", "spks"} & {*action.inputs, *action.outputs}),
             ("literature", "searches the literature; the clause names no paper or method to look up",
              "paper" in have.objects and "paper" not in asked.objects),
             # what a literature search is about is its topic, not an object it works on
@@ -354,8 +364,38 @@ def assess(request: str, actions: Sequence[Action], scorer: Scorer, *, has_input
     out: list[ClauseCoverage] = []
     for i, clause in enumerate(clauses):
         decided = assess_clause(clause, actions, judge, has_input, context=clauses[i - 1] if i else "")
+        prev = out[-1] if out else None
+        if (decided.served_by is None and prev is not None and worked_on(clause) == {"paper"}
+                and prev.served_by in {a.name for a in actions if "paper" in named(a).objects}):
+            # "look it up in the method papers and show me the passages with their sources": the same search
+            decided = ClauseCoverage(clause, prev.served_by, prev.score, (), "asks for what the search before it returns")
         out += _split_if_both_served(decided, actions, judge, has_input)
+    if any(c.served_by not in (None, INPUT, NOTHING) for c in out):  # the request asks something served
+        out = [ClauseCoverage(c.clause, NOTHING, 1.0, (), "tells about the data or the writer; asks nothing")
+               if c.served_by is None and tells_only(c.clause) else c for c in out]
     return Coverage(request, tuple(out))
+
+
+_ASK_FORM = re.compile(
+    r"\?|\b(?:please|pls|could|can|would|will|need|needs|want|wants|like|should|must|has to|have to|let me|help|"
+    r"wonder\w*|give|show|tell|compute|calculate|count|find|detect|plot|draw|make|get|estimate|measure|list|report|"
+    r"summari[sz]e|run|do|apply|use|fit|test|compare|extract|segment|subtract|correct|register|classify|remove|"
+    r"normali[sz]e|convert|export|save|load|read|generate|simulate|look|search|pull|return|send|provide|flag|mark|"
+    r"rank|sort|what|which|how|where|when|why|whether|if)\b", re.IGNORECASE)
+
+
+_TELLING = re.compile(r"\b(?:is|are|was|were|am|i['’]m|we['’]re|it['’]s|has|have|had|been|being|looks?|seems?)\b|"
+                      r"^\s*(?:hello|hi|hey|dear|good (?:morning|afternoon|evening)|thanks|thank you|cheers|best)\b",
+                      re.IGNORECASE)
+
+
+def tells_only(clause: str) -> bool:
+    """Whether a clause only tells something about the writer, the occasion or the data and asks nothing: a
+    statement or greeting ("Hello, I am new in the lab", "I'm preparing the quarterly review") with no question,
+    request, modal or task verb, naming no method, statistic or number (so "the baseline is the 20th percentile"
+    still counts as asked)."""
+    return (bool(_TELLING.search(clause)) and not _ASK_FORM.search(clause) and not re.search(r"\d", clause)
+            and not extract_terms(clause).groups)
 
 
 _AND = re.compile(r"\s+and\s+", re.IGNORECASE)

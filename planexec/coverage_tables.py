@@ -17,7 +17,10 @@ _ASKED_COLUMN = re.compile(
 _NOT_COLUMNS = frozenset(
     "each every all the a an column columns value values row rows number numbers data table file it them "
     "of per over across cell cells trace traces image images frame frames curve curves event events "
-    "and or to in for with by from on at".split())
+    "and or to in for with by from on at "
+    # verbs and pronouns after a statistic's name ("so the mean is misleading", "sum me all the units")
+    "is are was were be been being me us you him her my our your i we this that these those so but if as what which "
+    "how when where why do does did has have had can could would should will may might must".split())
 
 
 def table_columns(files: Iterable[object]) -> list[str]:

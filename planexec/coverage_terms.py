@@ -160,12 +160,19 @@ _SETS_PARAMETER = re.compile(
     re.IGNORECASE)
 
 
+_PERCENTILE = re.compile(r"\b(\d+(?:\.\d+)?)(?:st|nd|rd|th)[- ]percentile\b", re.IGNORECASE)
+"""A percentile written as an ordinal ("F0 = the 20th percentile"): the percentile a method is set to."""
+
+
 def set_parameters(text: str) -> list[tuple[str, float]]:
-    """The method parameters a clause gives a value, with the value: [("sigma", 2.5)] for "sigma = 2.5 px"."""
+    """The method parameters a clause gives a value, with the value: [("sigma", 2.5)] for "sigma = 2.5 px",
+    [("percentile", 20.0)] for "the 20th percentile of each trace"."""
     out = {}
     for m in _SETS_PARAMETER.finditer(text):
         noun = (m.group(1) or m.group(4)).lower().replace("-", " ")
         out.setdefault(noun, float(m.group(2) or m.group(3)))
+    for m in _PERCENTILE.finditer(text):
+        out.setdefault("percentile", float(m.group(1)))
     return list(out.items())
 
 

@@ -180,3 +180,22 @@ def test_a_column_named_anywhere_gets_the_statistic_asked_of_it(orch: Orchestrat
     result = orch.run("how spread out is the units column of the sales table? give its standard deviation", files=[SALES])
     assert result.status == "succeeded", result.answer
     assert abs(result.results["std_units"] - 34.4933345) < 1e-6
+
+
+def test_a_greeting_or_a_word_about_the_writer_does_not_refuse_the_request(orch: Orchestrator) -> None:
+    result = orch.run("Hi, I'm new in the lab. How many cells are in this recording?", images=IMAGES)
+    assert result.status == "succeeded", result.answer
+    assert result.results["n_cells"] == 6
+
+
+def test_a_statement_that_sets_something_is_still_asked(orch: Orchestrator) -> None:
+    result = orch.run("Compute dF/F. The baseline is the 20th percentile of each trace.", images=IMAGES)
+    assert result.status != "succeeded", result.answer
+    assert "20th percentile" in result.answer
+
+
+def test_the_passages_of_a_literature_search_are_what_the_search_returns(orch: Orchestrator) -> None:
+    result = orch.run("Look up how band depth is defined in the method papers and show me the passages with their "
+                      "sources")
+    assert result.status == "succeeded", result.answer
+    assert [s.step.primary_tools[0] for s in result.steps] == ["rag_retrieval"]

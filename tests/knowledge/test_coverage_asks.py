@@ -9,9 +9,9 @@ import dataclasses
 import pytest
 
 from planexec.actions import Action, actions_from
-from planexec.coverage import Judge, library_vocabulary
+from planexec.coverage import Judge, library_vocabulary, tells_only
 from planexec.coverage_names import method_names
-from planexec.coverage_terms import worked_on
+from planexec.coverage_terms import set_parameters, worked_on
 from planexec.coverage_wording import ask_spans
 from planexec.knowledge.reuse import extract_terms
 from planexec.knowledge.starters import read_capability_dir
@@ -119,3 +119,43 @@ def test_a_tool_refuses_numbers_its_own_check_rejects(minilm, clause: str, why: 
 
 def test_numbers_it_takes_pass_its_check(minilm) -> None:  # noqa: ANN001
     assert decided(minilm, "simulate 21 curves of which 7 are outliers", "generate_ensemble_curves").accepted
+
+
+@pytest.mark.parametrize("clause", [
+    "Hello and I am new in the lab",
+    "I'm preparing the quarterly review",
+    "our lab is new to calcium imaging",
+])
+def test_a_clause_that_only_tells_asks_nothing(clause: str) -> None:
+    assert tells_only(clause)
+
+
+@pytest.mark.parametrize("clause", [
+    "the baseline is the 20th percentile of each trace",  # a statement that sets something is still asked
+    "the count should leave out the border cells",
+    "skewness of each trace",  # a noun phrase asks
+    "is the mean misleading here?",
+    "per trial",
+])
+def test_a_clause_that_asks_or_sets_something_is_kept(clause: str) -> None:
+    assert not tells_only(clause)
+
+
+def test_an_ordinal_percentile_sets_the_percentile() -> None:
+    assert set_parameters("F0 = the 20th percentile of each trace") == [("percentile", 20.0)]
+
+
+@pytest.mark.parametrize(("clause", "action"), [
+    ("Normalise to dF/F using F0 = the 20th percentile of each trace", "compute_dff"),  # the baselines use 10 or none
+    ("Normalise to dF/F using F0 = the 20th percentile of each trace", "baseline_percentile"),
+    ("compute dF/F with a 10th percentile baseline", "baseline_percentile"),  # the baseline only, no dF/F
+    ("population standard deviation (divide by N) of the units column", "describe_table"),
+])
+def test_refused_for_a_setting_or_product_it_lacks(minilm, clause: str, action: str) -> None:  # noqa: ANN001
+    assert not decided(minilm, clause, action).accepted
+
+
+def test_how_many_frames_it_takes_is_a_duration() -> None:
+    groups = extract_terms("how many frames does it take a transient to fall to half its peak?").groups
+    assert groups == {"feature": frozenset({"decay_time"})}
+    assert extract_terms("how many frames are there?").groups["statistic"] == frozenset({"count"})

@@ -138,10 +138,12 @@ DEVELOPMENT = {
     "o": "harder pairs written blind on 2026-11-27 by a sixth helper, held out until read once (4a6bc57); now development",
     "p": "pairs written blind on 2026-11-27 by a seventh helper, held out until read once (d99cbb9); now development",
     "q": "harder pairs written blind on 2026-11-27 by an eighth helper, held out until read once (d99cbb9); now development",
+    "r": "pairs written blind on 2026-11-27 by a ninth helper, held out until read once (21a70cc); now development",
+    "s": "harder pairs written blind on 2026-11-27 by a tenth helper, held out until read once (21a70cc); now development",
 }
 """The development sets beside set a: their errors may be printed (--errors)."""
 
-HELD_OUT = "rs"
+HELD_OUT = "tu"
 """The held-out sets: their figures are printed without --dev-only, their errors never."""
 
 DEV_SETS = LABELLED_SETS

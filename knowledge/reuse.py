@@ -120,9 +120,12 @@ _LEXICON: list[tuple[str, str, str]] = [
     # action here works per cell, per pixel or per pixel's neighbourhood
     ("scope", "whole_field", r"\b(?:(?:whole|entire)[- ](?:frame|field|fov|field of view)(?:['’]s)?|(?:frame|field|fov)[- ]wide|"
                              r"global) (?:mean |average )?(?:background|mean|average|signal|trace|fluorescence|intensity)"),
+    # the segmentation's raw candidates, before the classifier curated them: what counts, counts curated cells
+    ("scope", "uncurated", r"\bbefore (?:any |the )?(?:curation|classification|quality control)\b|\buncurated\b|"
+                           r"\bincluding (?:the )?(?:rejected|junk|non-?cell)"),
     ("scope", "per_pixel", r"\b(?:per|each|every|for each|for every)(?: single)? pixels?\b|\bpixel[- ]?wise\b|\bpixel[- ]by[- ]pixel\b"),
     ("scope", "axial", r"\baxial\b|\bz[- ]?(?:motion|drift|shifts?|movement)\b|\(z\)"),
-    ("scope", "split", r"\b(?:per|each|every|for each|within each|by|across) (?:\w+ )?(?:trials?|quadrants?|layers?|epochs?|"
+    ("scope", "split", r"(?<!\brow )(?<!\brows )(?<!\bline )\b(?:per|each|every|for each|within each|by|across) (?:\w+ )?(?:trials?|quadrants?|layers?|epochs?|"
                        r"blocks?|stimul\w*|planes?|halves|sweeps?|repeats?|z[- ]?planes?)\b|\bseparately\b|"
                        r"\btrial[- ]averag\w*|\b(?:z[- ]?stack|depth axis)\b"),
     ("axis", "per_item", r"(?:per|each|every|for each|individual) (?:\w+ )?(?:cell|roi|neuron|curve|trace|sample|"
@@ -143,7 +146,7 @@ _LEXICON: list[tuple[str, str, str]] = [
                            r"discussion|introduction)\s+sections?|essays?|manuscripts?|abstracts?|grant|summary\s+of\s+"
                            r"(?:the|a|this)\s+(?:[\w-]+\s+){0,4}(?:paper|article|book))\b"),
     ("task", "extract", r"\bextract\w*"),
-    ("task", "cluster", r"\bcluster\w*"),
+    ("task", "cluster", r"(?<!\bin )\bcluster\w*"),  # "touching in clusters" describes the cells
     ("task", "register", r"\bregist\w*|motion correct\w*"),
     # sorting cells by type is not telling cells from non-cells: a type names what a classifier must know
     ("measure", "cell_type", r"excitatory|inhibitory|cell[- ]types?"),
@@ -155,9 +158,10 @@ _LEXICON: list[tuple[str, str, str]] = [
     ("action", "plot", r"\bplot\w*|\bdraw\w*(?! (?:a |an |some |\d+ )?(?:\w+ ){0,2}samples?\b)|visuali[sz]\w*|(?<!single )(?<!revenue )(?<!sales )(?<!headline )(?<!cost )"
                        r"(?<!price )\bfigures?\b(?! (?:of|for) (?:revenue|sales|units|cost|price)\b)|\boverlay\w*|\bcharts?\b|\bpanels?\b|\bdiagrams?\b"),
     ("action", "save", r"\bsav(?:e|es|ing)\b|\bexport(?:s|ing)?\b(?= (?:it|them|this|that|these|those|the|to|as|into|a|an|each|every|all)\b)|\bwrite (?:\w+ )*?(?:to|into) (?:a |the )?(?:\w+ )?(?:file|disk|csv)"),
-    ("action", "load", r"\bload\w*|\bread\b|\bopen\b"),
+    # "already loaded" says where the data is; "I'd like to read what the papers say" is the writer reading
+    ("action", "load", r"(?<!already )\bload(?!ed\b)\w*|(?<!like to )(?<!want to )(?<!\bi )(?<!\bwe )\bread\b|\bopen\b"),
     ("action", "simulate", r"\bsimulate\b|\bsimulating\b|\bsynthetic\b|"
-                           r"(?<!my )(?<!our )(?<!the )(?<!these )(?<!those )(?<!of )\b\d+ simulated\b"),
+                           r"(?<!my )(?<!our )(?<!the )(?<!these )(?<!those )(?<!of )(?<!have )(?<!has )(?<!with )\b\d+ simulated\b"),
     ("statistic", "mean", r"\bmeans?\b|averag\w*|\bavg\b"),
     ("statistic", "median", r"medians?|middle value"),
     ("statistic", "std", r"standard deviations?|\bstd\b|\bsd\b"),

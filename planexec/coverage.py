@@ -299,7 +299,8 @@ def _content_words(text: str) -> list[str]:
 
 def library_vocabulary(actions: Iterable[Action]) -> Vocabulary:
     """Every word the actions say (names, titles, phrasings, tags), to tell a known method name from an unknown one."""
-    return Vocabulary.of(t for a in actions for t in (a.name, a.title, *phrasings(a), *a.tags))
+    return Vocabulary.of((t for a in actions for t in (a.name, a.title, *phrasings(a), *a.tags)),
+                         initials=(t for a in actions for t in (a.name, a.title, *phrasings(a, cards=False), *a.tags)))
 
 
 def in_domain(clause: str, actions: Iterable[Action]) -> bool:

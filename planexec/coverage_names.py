@@ -34,13 +34,13 @@ _PLAIN = frozenset("please could can would will may might should i i'll i'd i'm 
                    "dear also just so then now here there this that these those it its what which how when where why "
                    "who quick".split())
 _PREPARATION = re.compile(r"^(?:j?gcamp\w*|j?rgeco\w*|r?camp\d\w*|thy1\S*|ogb\S*|cal-?\d+\w*|[vsma][1-5]|ca[1-3]|"
-                          r"l[1-6]|ai\d+\w*|\w+-cre|cre|dg|pfc|acc|lgn|olfactory|[123]p)$", re.IGNORECASE)
+                          r"l[1-6]|ai\d+\w*|\w+-cre|cre|dg|[mdv]?pfc|acc|lgn|olfactory|[123]p|ofc|rsc|ppc|vta|nac|bla|mec|lec|sc|m[12]|a1|v2)$", re.IGNORECASE)
 _QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"|“[^”]*”")
 # How the data was acquired, in parentheses ("(GCaMP6s, 30 Hz, 16x Nikon)") or as a source ("a Nikon scope",
 # "the European Excel export"): names of hardware, software and places there are no methods asked
 _ACQUISITION = re.compile(r"\([^()]*(?:\d\s*(?:hz|fps)\b|\b\d+x\b|\bNA\b)[^()]*\)", re.IGNORECASE)
 _SOURCE = re.compile(r"(?:\b[A-Z][\w-]*\s+){1,3}(?=(?:exports?|files?|format|microscopes?|objectives?|cameras?|rigs?|"
-                     r"scopes?|software|spreadsheets?|workbooks?|dumps?)\b)")
+                     r"scopes?|software|spreadsheets?|workbooks?|dumps?|notebooks?|scripts?|toolbox(?:es)?|packages?)\b)")
 _QUALIFIED = re.compile(r"-(?:based|style|like|type|driven|derived)$", re.IGNORECASE)
 """A suffix that qualifies a name without changing it: "LoG-based" names LoG, "suite2p-style" suite2p."""
 _FUNCTION_WORDS = frozenset("and the for per with from each any all are its into over than then when".split())
@@ -74,10 +74,16 @@ class Vocabulary:
     """The library's phrasings as word sequences: a name is known if they say it, or spell out its initials."""
 
     phrases: tuple[tuple[str, ...], ...]
+    initials: tuple[tuple[str, ...], ...] | None = None
+    """The phrases whose initials may spell a name (default: all); thousands of users' requests spell nearly any
+    three letters ("BM4D" as b-m-d), so the library's own texts do."""
 
     @classmethod
-    def of(cls, texts: Iterable[str]) -> Vocabulary:
-        return cls(tuple(tuple(_singular(w) for w in _words(t)) for t in texts))
+    def of(cls, texts: Iterable[str], initials: Iterable[str] | None = None) -> Vocabulary:
+        def read(ts: Iterable[str]) -> tuple[tuple[str, ...], ...]:
+            return tuple(tuple(_singular(w) for w in _words(t)) for t in ts)
+
+        return cls(read(texts), None if initials is None else read(initials))
 
     def knows(self, name: str) -> bool:
         said = tuple(_singular(w) for w in _words(name))
@@ -87,7 +93,8 @@ class Vocabulary:
         if any(p[i:i + n] == said for p in self.phrases for i in range(len(p) - n + 1)):
             return True
         letters = re.sub(r"[^A-Za-z]", "", name)
-        return 2 <= len(letters) <= 5 and any(_spells(letters, p) for p in self.phrases)
+        spelled = self.phrases if self.initials is None else self.initials
+        return 2 <= len(letters) <= 5 and any(_spells(letters, p) for p in spelled)
 
 
 def _spells(acronym: str, phrase: tuple[str, ...]) -> bool:
@@ -108,7 +115,8 @@ def method_names(clause: str) -> list[str]:
     text = _NOTATION.sub(" ", _SIGN_OFF.sub(lambda m: m.group(0)[:m.start(1) - m.start(0)] + " " * len(m.group(1)), text))
     spaced = re.sub(r"(?<=[A-Za-z])[-_](?=[A-Za-z])", " ", text)  # "optical-flow", "random_walker": same length
     spans = [m.span() for m in _FAMILIES.finditer(spaced)]
-    found = [(a, text[a:b]) for a, b in spans]
+    # "200 Monte Carlo runs" counts the data's members: a family after a number names how they were made
+    found = [(a, text[a:b]) for a, b in spans if not re.search(r"\d\s*$", text[:a])]
     blanked = text
     for a, b in spans:
         blanked = blanked[:a] + " " * (b - a) + blanked[b:]

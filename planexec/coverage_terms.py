@@ -35,7 +35,9 @@ _OBJECTS = {
     "vessel": r"\bvessels?\b|\bdendrit\w*|\baxons?\b",
     # things no action here works on: a clause about them is not served whatever its wording
     "foreign": r"\baudio\b|\bpodcasts?\b|\bsound\b|\bspeech\b|\bvoice\b|\bmusic\b|\bsongs?\b|\bgenom\w*|\bdna\b|"
-               r"\brna\b|\bproteins?\b|\bstocks?\b|\bweather\b|\bemails?\b|\bwebsites?\b|\bphotos?\b",
+               r"\brna\b|\bproteins?\b|\bstocks?\b|\bweather\b|\bemails?\b|\bwebsites?\b|\bphotos?\b|"
+               # file formats no reader here opens (tables are csv, tsv or json; curves npy or csv)
+               r"\.(?:xlsx?|parquet|feather|sav|dta|rds|sqlite|db)\b",
     "paper": r"\bpapers?\b|\bliterature\b|\bpublications?\b|\breferences\b|\b(?:a|the|any|some) reference (?:for|on|"
              r"about|that|which|to)\b|\bquot(?:e|es|ing)\b|\bexcerpts?\b|\bthe text (?:that |which )?(?:explain|describ|"
              r"defin)\w*|\bcit(?:e|es|ation|ations)\b|\bpassages?\b|\bsources? (?:for|on|about)\b|\bknowledge base\b|"
@@ -58,7 +60,7 @@ _VARIABLE_OBJECTS = (
 # ("cell or not" denies nothing).
 # "not counting the rejected ROIs" and "excluding" leave something out, like "except"; "don't need a plot" denies one.
 _NEGATED = re.compile(r"\b(?:without|no|not counting|excluding|leaving out|(?<!\bor )not|w/o|instead of|rather than|"
-                      r"except|(?:don|doesn|won)['’]?t(?: (?:need|want))?|no need for)\b((?:\s+[\w/'-]+){1,3})",
+                      r"except|(?:don|doesn|won)['’]?t(?! know\b)(?: (?:need|want))?|no need for)\b((?:\s+[\w/'-]+){1,3})",
                       re.IGNORECASE)
 
 
@@ -69,6 +71,8 @@ _DOING = ("task", "action")
 # What a clause is for, or the stretch of time it spans, is not what it works on: "a correlation map to find
 # dim active cells" works on the movie, "a baseline that follows bleaching over the recording" on traces.
 _PURPOSE = re.compile(r"\b(?:(?:to|in order to)\s+(?:find|spot|see|locate|identify|reveal|highlight|try|test|check)|"
+                      r"(?:it|this|that)['’]?s for\b|(?:to|so|want to|plan to|going to)\b[^.?!;]*\blater\b|"
+                      r"before (?:i|we|you|they) \w+|"
                       r"so (?:that )?(?:i|we|you) can|so (?:that )?(?:\w+\s+){1,5}?(?:can|could|will|does|doesn'?t|don'?t|"
                       r"won'?t|pops?|stands?)\b|\b(?:that |which )?(?:i|we) (?:can|could) (?:test|try|use|run|check)\b)\b.*$",
                       re.IGNORECASE)
@@ -83,7 +87,8 @@ _DONE_TO_INPUT = re.compile(r"\b(?:registered|motion[- ]corrected|denoised|segme
 
 
 _OCCASION = re.compile(r"\bfor (?:the|my|our|a|an) (?:\w+ )?(?:paper|lab meeting|meeting|talk|poster|thesis|report|grant|"
-                       r"manuscript|presentation|slides?|supplement\w*|figure|dashboard|review\w*)\b", re.IGNORECASE)
+                       r"manuscript|presentation|slides?|supplement\w*|figure|dashboard|review\w*|overlay|network analysis)\b|"
+                       r"\bfor (?:figure|fig\.?) ?\d+\w*(?: of the (?:paper|manuscript|thesis))?", re.IGNORECASE)
 """What a result is for ("for the paper", "for my thesis figure") is not an object worked on or a figure asked."""
 _ACQUISITION = re.compile(r"\b(?:frame|sampling|acquisition|imaging|scan) rate\b|"
                           r"\b(?:recording|movie|session|video|data|stack)s? (?:is|was|are|were) (?:\w+ )?(?:at|@)?\s*"
@@ -93,7 +98,7 @@ _ACQUISITION = re.compile(r"\b(?:frame|sampling|acquisition|imaging|scan) rate\b
                           r"video|sweep|acquisition)\b", re.IGNORECASE)
 """How the data was acquired ("the recording is 15 Hz", "a 10-minute session") describes the input: not an object."""
 _BEFORE = re.compile(r"\b(?:before|prior to|ahead of)\s+(?:the\s+)?(?:\w+\s+)?(?:\w+ing|segmentation|registration|detection|"
-                     r"deconvolution|analysis|extraction)\b", re.IGNORECASE)
+                     r"deconvolution|analysis|extraction|image|map|step)\b", re.IGNORECASE)
 """What a step comes before ("low-pass the movie before segmenting") is the next step, not this one."""
 
 
@@ -102,11 +107,17 @@ _REFERENCE = re.compile(r"\b(?:above|below|over|under|than|from) (?:the |its |th
 """A level a threshold is set against ("3 SDs above the median") is not a statistic the clause asks for."""
 
 
+_DESCRIBED = re.compile(r"\b(?:that|which|who)\s+(?:\w+\s+){0,2}(?:fire[sd]?|flash(?:ed|es)?|spike[sd]?)\b[^,.;?!]*",
+                        re.IGNORECASE)
+"""How the cells behave, said of them ("the quiet ones that hardly fire"): a description, not events asked for."""
+
+
 def without_purpose(text: str) -> str:
     """The clause without what it is for ("... so I can see every cell", "... to try the boxplot on"), the step it
     comes before, what its input already went through ("the registered movie") and the level a threshold is set
     against ("above the median"): none is something it asks to be done."""
-    return _OCCASION.sub(" ", _REFERENCE.sub(" ", _DONE_TO_INPUT.sub("", _BEFORE.sub(" ", _PURPOSE.sub(" ", text)))))
+    text = _DESCRIBED.sub(" ", _PURPOSE.sub(" ", text))
+    return _OCCASION.sub(" ", _REFERENCE.sub(" ", _DONE_TO_INPUT.sub("", _BEFORE.sub(" ", text))))
 
 
 _AS_FILE = re.compile(r"\bas (?:an? )?(?:image|png|picture|jpe?g|svg|pdf|tiff?)(?: file)?\b", re.IGNORECASE)

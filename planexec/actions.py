@@ -183,7 +183,7 @@ _VERBS = re.compile(
     r"measure|plot|draw|show|give|tell|write|generate|create|make|find|estimate|segment|extract|"
     r"summari[sz]e|report|describe|identify|correlate|list|save|produce|run|get|how|what|subtract|correct|"
     r"register|align|remove|fit|filter|smooth|denoise|normali[sz]e|convert|classify|deconvolve|infer|"
-    r"curate|separate|compare|flag|pick|mark|simulate|highlight|rank|sort)\b",
+    r"curate|separate|compare|flag|pick|mark|simulate|highlight|rank|sort|order)\b",
     re.IGNORECASE,
 )
 

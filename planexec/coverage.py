@@ -22,6 +22,13 @@ from typing import TYPE_CHECKING
 
 from planexec.action_cards import NotServed
 from planexec.actions import Action, split_clauses
+from planexec.clause_kinds import (
+    answer_form_only,
+    asks_sources,
+    asks_the_dff,
+    only_a_rate,
+    tells_only,
+)
 from planexec.coverage_actions import (
     NEAR_MISS_MARGINS,
     UNSAID_PENALTIES,
@@ -119,11 +126,6 @@ def _produces_figure_only(action: Action) -> bool:
     return bool(action.outputs) and all(o.startswith("fig") for o in action.outputs)
 
 
-_ASKS_DFF = re.compile(r"^\s*(?:the\s+|a\s+|my\s+)?dff\b|(?<!\bwe )(?<!\bi )(?<!\bthey )(?<!\bbefore )(?<!\bafter )\b(?:comput\w*|calculat\w*|get|give|make|produce|derive|normali[sz]\w*(?: \w+)?"
-                       r" (?:to|into|as)|convert\w*(?: \w+){0,3} (?:to|into)|express\w*(?: \w+){0,3} as)\s+(?:the\s+|a\s+|my\s+)?dff\b",
-                       re.IGNORECASE)
-"""A clause that asks the dF/F itself ("compute dF/F with a 10th percentile baseline", "normalise to dF/F"), after
-`normalise_notation`; "a single F0 overestimates dF/F" only talks about it."""
 _STRICT_HERE = ("comparison ", "fit ", "test ", "statistic count")
 
 
@@ -209,7 +211,7 @@ class Judge:
         foreign = foreign_words(said)
         given = set_parameters(said)
         per_frame = each_frame(said)
-        asks_dff = bool(_ASKS_DFF.search(said))
+        asks_dff = asks_the_dff(said)
         out = [self._decide(asked, a, best.get(a.name, 0.0), sees, unknown, up.get(a.name, frozenset()),
                             missed.get(a.name), [w for w in (words if source.get(a.name, text) == text else
                                                              _content_words(source[a.name])) if w not in action_words(a)],
@@ -322,7 +324,7 @@ def _states_parameters(clause: str) -> dict[str, float]:
     """The analysis parameters a clause only states (planexec.params reads them for the run), else {}."""
     from planexec.params import from_request
 
-    if _BARE_RATE.match(clause):  # "... time constant in s? 10 fps": the frame rate alone
+    if only_a_rate(clause):  # "... time constant in s? 10 fps": the frame rate alone
         return from_request(clause)
     # "the cells that are larger than 8 px" states a filter, not a parameter: a statement names no specific
     if "?" in clause or not _STATEMENT.match(clause.strip()) or extract_terms(clause).groups:
@@ -330,19 +332,12 @@ def _states_parameters(clause: str) -> dict[str, float]:
     return from_request(clause)
 
 
-_ANSWER_FORM = re.compile(r"^\s*(?:(?:i|we)\s+(?:only\s+|just\s+)?(?:need|want|would like|['’]d like)\s+)?(?:only|just)\s+"
-                          r"(?:the\s+)?(?:number|count|value|result|answer)s?\b(?:,?\s*(?:please|pls|thanks?|for (?:my|our) "
-                          r"[\w ]+))*\s*[.!]?\s*$", re.IGNORECASE)
-"""A clause that only says how to answer ("I need only the number for my table", "just the count, please")."""
-_BARE_RATE = re.compile(r"^\s*(?:at\s+|@\s*)?\d+(?:\.\d+)?\s*(?:hz|fps|frames? per second|frames?/s)\s*[.!]?\s*$", re.IGNORECASE)
-
-
 def assess_clause(clause: str, actions: Sequence[Action], judge: Judge, has_input: bool = False,
                   keep: int = 3, context: str = "") -> ClauseCoverage:
     """The decision for one clause: served by the best accepted action, by the input, or by nothing."""
     if not set(tokens(clause)) - _GENERIC:
         return ClauseCoverage(clause, NOTHING, 1.0, (), "asks for nothing to compute")
-    if _ANSWER_FORM.match(clause):
+    if answer_form_only(clause):
         return ClauseCoverage(clause, NOTHING, 1.0, (), "says what form the answer takes; asks nothing more")
     stated = _states_parameters(clause)
     if stated:
@@ -378,7 +373,7 @@ def assess(request: str, actions: Sequence[Action], scorer: Scorer, *, has_input
         decided = assess_clause(clause, actions, judge, has_input, context=clauses[i - 1] if i else "")
         prev = out[-1] if out else None
         if (decided.served_by is None and prev is not None
-                and (worked_on(clause) == {"paper"} or (not worked_on(clause) and _SOURCES.search(clause)))
+                and (worked_on(clause) == {"paper"} or (not worked_on(clause) and asks_sources(clause)))
                 and prev.served_by in {a.name for a in actions if "paper" in named(a).objects}):
             # "look it up in the method papers and show me the passages with their sources": the same search
             decided = ClauseCoverage(clause, prev.served_by, prev.score, (), "asks for what the search before it returns")
@@ -389,37 +384,7 @@ def assess(request: str, actions: Sequence[Action], scorer: Scorer, *, has_input
     return Coverage(request, tuple(out))
 
 
-_ASK_FORM = re.compile(
-    r"\?|\b(?:please|pls|could|can|would|will|need|needs|want|wants|like|should|must|has to|have to|let me|help|"
-    r"wonder\w*|give|show|tell|compute|calculate|count|find|detect|plot|draw|make|get|estimate|measure|list|report|"
-    r"summari[sz]e|run|do|apply|use|fit|test|compare|extract|segment|subtract|correct|register|classify|remove|"
-    r"normali[sz]e|convert|export|save|load|read|generate|simulate|look|search|pull|return|send|provide|flag|mark|"
-    r"rank|sort|what|which|how|where|when|why|whether|if)\b", re.IGNORECASE)
-
-
-_TELLING = re.compile(r"\b(?:is|are|was|were|am|i['’]m|we['’]re|it['’]s|has|have|had|been|being|looks?|seems?)\b|"
-                      r"^\s*(?:hello|hi|hey|dear|good (?:morning|afternoon|evening)|thanks|thank you|cheers|best)\b",
-                      re.IGNORECASE)
-
-
-def tells_only(clause: str) -> bool:
-    """Whether a clause only tells something about the writer, the occasion or the data and asks nothing: a
-    statement or greeting ("Hello, I am new in the lab", "I'm preparing the quarterly review") with no question,
-    request, modal or task verb, naming no method, statistic or number (so "the baseline is the 20th percentile"
-    still counts as asked)."""
-    return (bool(_TELLING.search(clause)) and not _ASK_FORM.search(clause) and not _SETTING.search(clause)
-            and not extract_terms(clause).groups)
-
-
-_SETTING = re.compile(r"(?<![/\w.])\d+(?:\.\d+)?\s*(?:%|st|nd|rd|th|px|pixels?|frames?|s|ms|sec\w*|min\w*|hz|fps|µm|um|sds?)?"
-                      r"(?![/\w])", re.IGNORECASE)
-"""A number that could set something ("the 20th percentile", "3 SD", "30 Hz"); "layer 2/3" or "GCaMP6f" set nothing."""
-
-
 _AND = re.compile(r"\s+and\s+", re.IGNORECASE)
-_SOURCES = re.compile(r"\bwhere (?:\w+ ){0,3}comes? from\b|\bsources?\b|\bcit(?:e|ation)s?\b|\breferences?\b|\bquote\b",
-                      re.IGNORECASE)
-"""What a literature search's passages are asked with: where each comes from, its source or citation."""
 
 
 def _split_if_both_served(decided: ClauseCoverage, actions: Sequence[Action], judge: Judge,

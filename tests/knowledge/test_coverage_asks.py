@@ -9,7 +9,8 @@ import dataclasses
 import pytest
 
 from planexec.actions import Action, actions_from
-from planexec.coverage import Judge, assess, library_vocabulary, tells_only
+from planexec.clause_kinds import tells_only
+from planexec.coverage import Judge, assess, library_vocabulary
 from planexec.coverage_names import method_names
 from planexec.coverage_result import INPUT, NOTHING
 from planexec.coverage_terms import set_parameters, worked_on

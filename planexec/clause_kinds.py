@@ -1,0 +1,79 @@
+"""What kind of thing a clause of a request is, apart from which action serves it: a statement that only tells,
+a word on the answer's form, a frame rate given alone, a question about a search's sources, a request for the
+ΔF/F itself. Long e-mail requests carry many such clauses around their ask (issue 12)."""
+
+from __future__ import annotations
+
+import re
+
+from planexec.knowledge.reuse import extract_terms
+
+_ASKS_DFF = re.compile(r"^\s*(?:the\s+|a\s+|my\s+)?dff\b|"
+                       r"(?<!\bwe )(?<!\bi )(?<!\bthey )(?<!\bbefore )(?<!\bafter )"  # "before we compute dF/F": a later step
+                       r"\b(?:comput\w*|calculat\w*|get|give|make|produce|derive|normali[sz]\w*(?: \w+){0,3} (?:to|into|as)|"
+                       r"convert\w*(?: \w+){0,3} (?:to|into)|express\w*(?: \w+){0,3} as)\s+(?:the\s+|a\s+|my\s+)?dff\b",
+                       re.IGNORECASE)
+"""A clause that asks the dF/F itself ("compute dF/F with a 10th percentile baseline", "normalise to dF/F"), after
+`normalise_notation`; "a single F0 overestimates dF/F" only talks about it."""
+
+
+def asks_the_dff(said: str) -> bool:
+    """Whether a clause (after `normalise_notation`) asks the dF/F itself, not a step towards it."""
+    return bool(_ASKS_DFF.search(said))
+
+
+_ANSWER_FORM = re.compile(r"^\s*(?:(?:i|we)\s+(?:only\s+|just\s+)?(?:need|want|would like|['’]d like)\s+)?(?:only|just)\s+"
+                          r"(?:the\s+)?(?:number|count|value|result|answer)s?\b(?:,?\s*(?:please|pls|thanks?|for (?:my|our) "
+                          r"[\w ]+))*\s*[.!]?\s*$", re.IGNORECASE)
+"""A clause that only says how to answer ("I need only the number for my table", "just the count, please")."""
+_BARE_RATE = re.compile(r"^\s*(?:at\s+|@\s*)?\d+(?:\.\d+)?\s*(?:hz|fps|frames? per second|frames?/s)\s*[.!]?\s*$", re.IGNORECASE)
+"""A frame rate given alone ("10 fps"): a statement of how the data was acquired."""
+
+
+def answer_form_only(clause: str) -> bool:
+    """Whether a clause only says what form the answer takes."""
+    return bool(_ANSWER_FORM.match(clause))
+
+
+def only_a_rate(clause: str) -> bool:
+    """Whether a clause is a frame rate and nothing else ("10 fps")."""
+    return bool(_BARE_RATE.match(clause))
+
+
+_ASK_FORM = re.compile(
+    r"\?|\b(?:please|pls|could|can|would|will|need|needs|want|wants|like|should|must|has to|have to|let me|help|"
+    r"wonder\w*|give|show|tell|compute|calculate|count|find|detect|plot|draw|make|get|estimate|measure|list|report|"
+    r"summari[sz]e|run|do|apply|use|fit|test|compare|extract|segment|subtract|correct|register|classify|remove|"
+    r"normali[sz]e|convert|export|save|load|read|generate|simulate|look|search|pull|return|send|provide|flag|mark|"
+    r"rank|sort|what|which|how|where|when|why|whether|if)\b", re.IGNORECASE)
+"""What makes a clause ask: a question mark, a request or modal word, a task verb."""
+_TELLING = re.compile(r"\b(?:is|are|was|were|am|i['’]m|we['’]re|it['’]s|has|have|had|been|being|looks?|seems?)\b|"
+                      r"^\s*(?:hello|hi|hey|dear|good (?:morning|afternoon|evening)|thanks|thank you|cheers|best)\b",
+                      re.IGNORECASE)
+
+
+def tells_only(clause: str) -> bool:
+    """Whether a clause only tells something about the writer, the occasion or the data and asks nothing: a
+    statement or greeting ("Hello, I am new in the lab", "I'm preparing the quarterly review") with no question,
+    request, modal or task verb, naming no method, statistic or number (so "the baseline is the 20th percentile"
+    still counts as asked)."""
+    return (bool(_TELLING.search(clause)) and not _ASK_FORM.search(clause) and not _SETTING.search(clause)
+            and not extract_terms(clause).groups)
+
+
+_SETTING = re.compile(r"(?<![/\w.])\d+(?:\.\d+)?\s*(?:%|st|nd|rd|th|px|pixels?|frames?|s|ms|sec\w*|min\w*|hz|fps|µm|um|sds?)?"
+                      r"(?![/\w])", re.IGNORECASE)
+"""A number that could set something ("the 20th percentile", "3 SD", "30 Hz"); "layer 2/3" or "GCaMP6f" set nothing."""
+
+
+_SOURCES = re.compile(r"\bwhere (?:\w+ ){0,3}comes? from\b|\bsources?\b|\bcit(?:e|ation)s?\b|\breferences?\b|\bquote\b",
+                      re.IGNORECASE)
+"""What a literature search's passages are asked with: where each comes from, its source or citation."""
+
+
+def asks_sources(clause: str) -> bool:
+    """Whether a clause asks where a search's passages come from (their sources, citations, references)."""
+    return bool(_SOURCES.search(clause))
+
+
+__all__ = ["answer_form_only", "asks_sources", "asks_the_dff", "only_a_rate", "tells_only"]

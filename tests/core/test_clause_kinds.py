@@ -1,0 +1,54 @@
+"""What kind of thing a clause is (planexec.clause_kinds): the detectors the coverage decision reads around an ask."""
+
+from __future__ import annotations
+
+import pytest
+
+from planexec.clause_kinds import (
+    answer_form_only,
+    asks_sources,
+    asks_the_dff,
+    only_a_rate,
+    tells_only,
+)
+from planexec.knowledge.reuse import normalise_notation
+
+
+@pytest.mark.parametrize(("clause", "asks"), [
+    ("compute dF/F with a 10th percentile baseline", True),
+    ("normalise the traces to ΔF/F", True),
+    ("dF/F traces of each ROI", True),
+    ("estimate a drifting baseline before we compute ΔF/F", False),
+    ("a single F0 per cell overestimates dF/F at the start", False),
+])
+def test_asking_the_dff_itself(clause: str, asks: bool) -> None:
+    assert asks_the_dff(normalise_notation(clause)) is asks
+
+
+@pytest.mark.parametrize(("clause", "only"), [
+    ("I need only the number for my table", True),
+    ("just the count, please", True),
+    ("just the numbers for the mean", False),
+    ("only the number of cells", False),
+])
+def test_a_word_on_the_answers_form(clause: str, only: bool) -> None:
+    assert answer_form_only(clause) is only
+
+
+@pytest.mark.parametrize(("clause", "only"), [("10 fps", True), ("at 30 Hz.", True), ("count cells at 30 Hz", False)])
+def test_a_frame_rate_alone(clause: str, only: bool) -> None:
+    assert only_a_rate(clause) is only
+
+
+@pytest.mark.parametrize(("clause", "asks"), [
+    ("please show me where each one comes from", True),
+    ("with their sources", True),
+    ("count the cells", False),
+])
+def test_asking_where_passages_come_from(clause: str, asks: bool) -> None:
+    assert asks_sources(clause) is asks
+
+
+def test_numbers_that_set_nothing_keep_a_statement_a_statement() -> None:
+    assert tells_only("Hi all, we imaged layer 2/3 in an awake GCaMP6f mouse")
+    assert not tells_only("the threshold is 3 SD")

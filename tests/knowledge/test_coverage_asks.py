@@ -4,33 +4,18 @@ object or parameter only out of context."""
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 
-from planexec.actions import Action, actions_from
 from planexec.clause_kinds import tells_only
-from planexec.coverage import Judge, assess, library_vocabulary
+from planexec.coverage import assess
 from planexec.coverage_names import method_names
 from planexec.coverage_result import INPUT, NOTHING
 from planexec.coverage_terms import set_parameters, worked_on
 from planexec.coverage_wording import ask_spans
 from planexec.knowledge.reuse import extract_terms
-from planexec.knowledge.starters import read_capability_dir
-from planexec.knowledge.store import default_seed_dir
 from planexec.similarity import EmbeddingScorer
-from planexec.tools import default_registry
 
-
-def library() -> list[Action]:
-    return actions_from(default_registry(), read_capability_dir(default_seed_dir()))
-
-
-def decided(minilm, clause: str, action: str):  # noqa: ANN001, ANN201 - the fixture's model, a Candidate
-    """The decision of `clause` against one action of the shipped library, with the packaged model."""
-    actions = library()
-    judge = dataclasses.replace(Judge.for_scorer(EmbeddingScorer(minilm)), vocabulary=library_vocabulary(actions))
-    return judge.candidates(clause, [a for a in actions if a.name == action])[0]
+from .judging import decided, library
 
 
 def test_a_long_clause_is_also_read_by_its_parts() -> None:

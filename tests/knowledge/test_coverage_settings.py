@@ -19,16 +19,7 @@ from planexec.knowledge.store import default_seed_dir
 from planexec.similarity import EmbeddingScorer
 from planexec.tools import default_registry
 
-
-def library() -> list[Action]:
-    return actions_from(default_registry(), read_capability_dir(default_seed_dir()))
-
-
-def decided(minilm, clause: str, action: str):  # noqa: ANN001, ANN201 - the fixture's model, a Candidate
-    """The decision of `clause` against one action of the shipped library, with the packaged model."""
-    actions = library()
-    judge = dataclasses.replace(Judge.for_scorer(EmbeddingScorer(minilm)), vocabulary=library_vocabulary(actions))
-    return judge.candidates(clause, [a for a in actions if a.name == action])[0]
+from .judging import decided, library
 
 
 @pytest.mark.parametrize("text", [

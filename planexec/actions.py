@@ -100,11 +100,10 @@ def actions_from(tools: ToolRegistry, capabilities: Iterable[Any] = (),
             reports=tuple(getattr(t, "reports", ())),
             term_args=dict(getattr(t, "term_args", {})),
             card=cards.get(t.name),
-            parameters=tuple((getattr(t, "input_schema", None) or {}).get("properties") or {}),
+            parameters=tuple(_properties(t)),
             check=getattr(t, "check", None),
-            schema=dict((getattr(t, "input_schema", None) or {}).get("properties") or {}),
-            fixed=frozenset((w, float(v["default"])) for k, v in ((getattr(t, "input_schema", None) or {})
-                                                                  .get("properties") or {}).items()
+            schema=_properties(t),
+            fixed=frozenset((w, float(v["default"])) for k, v in _properties(t).items()
                             if isinstance(v, dict) and isinstance(v.get("default"), int | float) for w in k.split("_")),
         )
         for t in tools
@@ -145,8 +144,13 @@ def _settings(code: str) -> frozenset[tuple[str, float]]:
 _READS_PARAM = re.compile(r"\bparams(?:\.get\(|\[)[\"'](\w+)[\"']")
 
 
+def _properties(tool: Any) -> dict[str, Any]:
+    """A tool's argument properties from its JSON schema ({} without one)."""
+    return dict((getattr(tool, "input_schema", None) or {}).get("properties") or {})
+
+
 def _numeric_args(tool: Any) -> tuple[str, ...]:
-    props = (getattr(tool, "input_schema", None) or {}).get("properties") or {}
+    props = _properties(tool)
     return tuple(k for k, v in props.items() if isinstance(v, dict) and v.get("type") in ("integer", "number"))
 
 

@@ -162,12 +162,12 @@ def argument_problem(clause: str, action: Action) -> str | None:
     which 15 are outliers": at most a third may be planted), or None."""
     if action.check is None:
         return None
-    from planexec.inputs import kinds_of, number_near
+    from planexec.inputs import argument_words, kinds_of, number_near
 
     args = {k: v["default"] for k, v in action.schema.items() if isinstance(v, dict) and "default" in v}
     for name, spec in action.schema.items():
         if isinstance(spec, dict) and (kinds := kinds_of(spec)) & {"integer", "number"}:
-            value = number_near([w for w in name.lower().split("_") if w not in ("n", "num", "number", "of")], clause)
+            value = number_near(argument_words(name), clause)
             if value is not None:
                 args[name] = int(value) if "integer" in kinds and value.is_integer() else value
     return action.check(args)

@@ -43,7 +43,7 @@ class HeuristicInputGenerator:
 
 def _guess(name: str, spec: dict[str, Any], texts: list[str], ctx: ToolContext) -> Any:
     kinds = kinds_of(spec)
-    words = [w for w in name.lower().split("_") if w not in ("n", "num", "number", "of")]
+    words = argument_words(name)
     if "enum" in spec:
         from planexec.knowledge.reuse import extract_terms, without_terms
 
@@ -87,6 +87,11 @@ def _path_from(texts: list[str], ctx: ToolContext) -> str | None:
             if Path(raw).expanduser().exists():
                 return str(Path(raw).expanduser())
     return str(ctx.files[0]) if ctx.files else None
+
+
+def argument_words(name: str) -> list[str]:
+    """The words of an argument's name a request would say beside its value: n_curves -> ["curves"]."""
+    return [w for w in name.lower().split("_") if w not in ("n", "num", "number", "of")]
 
 
 def number_near(words: list[str], text: str) -> float | None:

@@ -132,14 +132,14 @@ def _planted_count(n_curves: int, n_outliers: int | None) -> int:
 
 
 def ensemble_problem(args: Mapping[str, Any]) -> str | None:
-    """What keeps `generate_ensemble_curves` from making an ensemble with these arguments, or None. The coverage
-    decision asks it too: "30 curves of which 15 are outliers" is refused before anything runs."""
-    n_curves, n_points = int(args.get("n_curves", 30)), int(args.get("n_points", 100))
+    """What keeps `generate_ensemble_curves` from making an ensemble with these arguments (all but n_outliers
+    given), or None. The coverage decision asks it too: "30 curves of which 15 are outliers" is refused first."""
+    n_curves, n_points = int(args["n_curves"]), int(args["n_points"])
     if n_curves < 3:
         return f"n_curves is {n_curves}; an ensemble needs at least 3 curves"
     if n_points < 2:
         return f"n_points is {n_points}; each curve needs at least 2 points"
-    if float(args.get("noise", 0.02)) < 0:
+    if float(args["noise"]) < 0:
         return f"noise must be >= 0, got {args['noise']}"
     planted = _planted_count(n_curves, args.get("n_outliers"))
     if not 0 <= planted <= n_curves // 3:

@@ -4,6 +4,8 @@ commit, read a file at any commit, and list the commits that touched a file."""
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -84,10 +86,28 @@ class GitFiles:
         from dulwich.repo import Repo
 
         self.root = Path(root)
-        if not (self.root / ".git").exists():
-            self.root.mkdir(parents=True, exist_ok=True)
-            Repo.init(str(self.root)).close()
+        git = self.root / ".git"
+        if git.is_dir() and not (git / "objects").is_dir():
+            # An init killed before it made the object store: it holds no data, so start it over.
+            shutil.rmtree(git)
+        if not git.exists():
+            self._init()
+        for staging in self.root.glob(".git-init-*"):  # left by a kill mid-init
+            shutil.rmtree(staging, ignore_errors=True)
         self.repo = Repo(str(self.root))
+
+    def _init(self) -> None:
+        """Create the repository beside root's .git and rename it into place, so a kill
+        mid-init leaves either no repository or a whole one."""
+        from dulwich.repo import Repo
+
+        self.root.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=".git-init-", dir=self.root))
+        try:
+            Repo.init(str(staging)).close()
+            os.replace(staging / ".git", self.root / ".git")
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
 
     def close(self) -> None:
         self.repo.close()

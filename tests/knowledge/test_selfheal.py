@@ -175,3 +175,17 @@ def test_fsck_finds_a_missing_blob_and_head_soundness(tmp_path: Path) -> None:
     (tmp_path / ".git" / "objects" / sha[:2] / sha[2:]).unlink()
     assert any("missing file capabilities/a.py" in p for p in files.git.fsck())
     assert files.git.read(f"{CAP_DIR}/a.py") is None
+
+
+def test_a_repository_init_killed_halfway_is_started_over(tmp_path: Path) -> None:
+    # What a kill inside dulwich's Repo.init leaves: .git without its object store, and our staging folder.
+    (tmp_path / ".git" / "refs").mkdir(parents=True)
+    (tmp_path / ".git" / "HEAD").write_text("ref: refs/heads/master\n")
+    (tmp_path / ".git-init-x1" / ".git").mkdir(parents=True)
+    git = GitFiles(tmp_path)
+    assert git.head() is None and (tmp_path / ".git" / "objects").is_dir()
+    assert not list(tmp_path.glob(".git-init-*"))
+    sha = git.commit({"a.txt": b"kept"}, "first")
+    git.close()
+    reopened = GitFiles(tmp_path)  # a whole repository is left alone
+    assert reopened.head() == sha and reopened.read("a.txt") == b"kept"

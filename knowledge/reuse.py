@@ -44,8 +44,9 @@ _LEXICON: list[tuple[str, str, str]] = [
     ("depth", "band_depth", r"band depth"),
     ("depth", "half_region_depth", r"half[- ]region depth"),
     ("depth", "other_depth", r"(?:extremal|spatial|half[- ]?space|tukey|integrated|projection|simplicial|"
-                             r"mahalanobis) depth"),
-    ("feature", "auc", r"area under (?:the )?(?:curve|trace)|\bauc\b"),
+                             r"mahalanobis) depth|outliergram|(?:modified )?(?:epigraph|hypograph)"),
+    ("feature", "auc", r"area under (?:the |each |every |a |its |their )?(?:[\w-]+ ){0,2}(?:curves?|traces?|transients?|events?|"
+                       r"peaks?|spikes?)|\bauc\b|\bintegral of\b"),
     ("feature", "rise_time", r"rise[- ]?times?|time to peak"),
     ("feature", "decay_time", r"decay[- ]?(?:times?|constants?|tau)|decay|(?:peak|maximum) to half[- ]?(?:amplitude|maximum|height)|"
                               r"(?:fall\w*|drop\w*|com\w* (?:back )?down|return\w*) (?:back )?to half(?: (?:of )?(?:its|the|their))?"
@@ -96,6 +97,7 @@ _LEXICON: list[tuple[str, str, str]] = [
                            r"\bover (?=\d)(?!\d+(?:\.\d+)?\s*(?:min\w*|s|sec\w*|hours?|h|days?|weeks?|frames?|ms)\b)"),
     ("comparison", "less", r"fewer than|less than|smaller than|shorter than|\bunder (?=\d)|below|at most"),
     ("plot", "line", r"line plots?|stacked traces"),
+    ("plot", "contour_boxplot", r"contour (?:box[- ]?plots?|band depth)"),  # of 2-D fields: the boxplot here draws curves
     ("plot", "boxplot", r"(?<!surface )box[- ]?plots?|fbplots?"),
     ("plot", "spaghetti", r"spaghetti"),
     ("plot", "histogram", r"histograms?"),
@@ -115,7 +117,10 @@ _LEXICON: list[tuple[str, str, str]] = [
     ("scope", "subset", r"\b(?:only|just) (?:the |a |for )?(?:first|last|middle|odd|even|top|bottom|brightest|dimmest)\b|"
                         r"\b(?:first|last|initial|final) (?:\d+|few|ten|twenty|fifty|hundred) ?(?:\w+ )?(?:frames?|seconds?|"
                         r"minutes?|cells?|rois?|neurons?|curves?|rows?|samples?|trials?)\b|\bframes? \d+ ?(?:-|to|through) ?\d+\b|"
-                        r"\bsubsets?\b|\b(?:odd|even)[- ]numbered\b|\b(?:first|second|last) half\b"),
+                        r"\bsubsets?\b|\b(?:odd|even)[- ]numbered\b|\b(?:first|second|last) half\b|"
+                        # "leave those flagged frames out", "drop the members that have gaps"
+                        r"\b(?:leav\w*|exclud\w*|drop\w*|skip\w*|discard\w*|omit\w*) (?:\w+ ){0,2}(?:frames?|trials?|curves?|"
+                        r"runs?|members?|samples?|rows?)\b"),
     # the whole field of view as one signal or reference ("the global mean trace", "whole-frame background"): every
     # action here works per cell, per pixel or per pixel's neighbourhood
     ("scope", "whole_field", r"\b(?:(?:whole|entire)[- ](?:frame|field|fov|field of view)(?:['’]s)?|(?:frame|field|fov)[- ]wide|"
@@ -124,9 +129,12 @@ _LEXICON: list[tuple[str, str, str]] = [
     ("scope", "uncurated", r"\bbefore (?:any |the )?(?:curation|classification|quality control)\b|\buncurated\b|"
                            r"\bincluding (?:the )?(?:rejected|junk|non-?cell)"),
     ("scope", "per_pixel", r"\b(?:per|each|every|for each|for every)(?: single)? pixels?\b|\bpixel[- ]?wise\b|\bpixel[- ]by[- ]pixel\b"),
+    ("scope", "rotation", r"\brotat\w*"),  # registration here shifts frames; it does not turn them
+    # sizes in physical units need a pixel size no action reads
+    ("measure", "physical_units", r"µm²|um²|µm\^?2|um\^?2|square micro\w*|\bin (?:µm|um|microns?|micrometers?)\b"),
     ("scope", "axial", r"\baxial\b|\bz[- ]?(?:motion|drift|shifts?|movement)\b|\(z\)"),
-    ("scope", "split", r"(?<!\brow )(?<!\brows )(?<!\bline )\b(?:per|each|every|for each|within each|by|across) (?:\w+ )?(?:trials?|quadrants?|layers?|epochs?|"
-                       r"blocks?|stimul\w*|planes?|halves|sweeps?|repeats?|z[- ]?planes?)\b|\bseparately\b|"
+    ("scope", "split", r"(?<!\brow )(?<!\brows )(?<!\bline )\b(?:per|each|every|for each|within each|by|across) (?:[\w-]+ )?(?:trials?|quadrants?|layers?|epochs?|"
+                       r"blocks?|stimul\w*|planes?|halves|sweeps?|repeats?|z[- ]?planes?)\b|\bseparately\b|\bside[- ]by[- ]side\b|"
                        r"\btrial[- ]averag\w*|\b(?:z[- ]?stack|depth axis)\b"),
     ("axis", "per_item", r"(?:per|each|every|for each|individual) (?:\w+ )?(?:cell|roi|neuron|curve|trace|sample|"
                          r"label|mask)s?|(?:each|every) labell?ed regions?"),  # "per region" groups a table

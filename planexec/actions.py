@@ -53,6 +53,8 @@ class Action:
     fixed: frozenset[tuple[str, float]] = frozenset()
     """(word, value) of the settings it works with unasked (a capability's `window_s = 10.0`, a tool's defaults):
     a clause that states one ("a 10 s window" to a 10 s running baseline) restates what it does."""
+    most: int | None = None
+    """The most items its code takes (a capability's `max_rows = 30`: it draws the first 30 traces); None: no limit."""
 
     def args_for(self, clause: str) -> dict[str, Any]:
         """The action's arguments with those the clause's specifics choose (planexec.knowledge.reuse terms)."""
@@ -127,6 +129,7 @@ def actions_from(tools: ToolRegistry, capabilities: Iterable[Any] = (),
                     card=cards.get(cap.id),
                     parameters=tuple(dict.fromkeys(_READS_PARAM.findall(getattr(cap, "code", "") or ""))),
                     fixed=_settings(getattr(cap, "code", "") or ""),
+                    most=_most(getattr(cap, "code", "") or ""),
                 )
             )
     return out
@@ -139,6 +142,15 @@ def _settings(code: str) -> frozenset[tuple[str, float]]:
     """(word of the name, value) of each constant a capability's code sets: `window_s = 10.0` -> (window, 10.0)."""
     return frozenset((w, float(v)) for name, values in _SETTING.findall(code)
                      for v in re.findall(r"\d+(?:\.\d+)?", values) for w in name.lower().split("_") if w)
+
+
+_MOST = re.compile(r"^max_\w+\s*=\s*(\d+)\s*(?:#.*)?$", re.MULTILINE)
+
+
+def _most(code: str) -> int | None:
+    """The smallest `max_<items> = N` a capability's code sets at its top level, or None."""
+    found = [int(v) for v in _MOST.findall(code)]
+    return min(found) if found else None
 
 
 _READS_PARAM = re.compile(r"\bparams(?:\.get\(|\[)[\"'](\w+)[\"']")

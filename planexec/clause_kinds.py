@@ -45,7 +45,8 @@ _ASK_FORM = re.compile(
     r"wonder\w*|give|show|tell|compute|calculate|count|find|detect|plot|draw|make|get|estimate|measure|list|report|"
     r"summari[sz]e|run|do|apply|use|fit|test|compare|extract|segment|subtract|correct|register|classify|remove|"
     r"normali[sz]e|convert|export|save|load|read|generate|simulate|look|search|pull|return|send|provide|flag|mark|"
-    r"rank|sort|what|which|how|where|when|why|whether|if)\b", re.IGNORECASE)
+    r"rank|sort|include|add|put|set|keep|leave|exclude|skip|drop|ignore|overlay|label|align|take|split|group|restrict|"
+    r"limit|pick|identify|quantify|score|curate|what|which|how|where|when|why|whether|if)\b", re.IGNORECASE)
 """What makes a clause ask: a question mark, a request or modal word, a task verb."""
 _TELLING = re.compile(r"\b(?:is|are|was|were|am|i['’]m|we['’]re|it['’]s|has|have|had|been|being|looks?|seems?)\b|"
                       r"^\s*(?:hello|hi|hey|dear|good (?:morning|afternoon|evening)|thanks|thank you|cheers|best)\b",
@@ -59,6 +60,24 @@ def tells_only(clause: str) -> bool:
     still counts as asked)."""
     return (bool(_TELLING.search(clause)) and not _ASK_FORM.search(clause) and not _SETTING.search(clause)
             and not extract_terms(clause).groups)
+
+
+_SENTENCE = re.compile(r"(?<=[.?!])\s+(?=[A-Z\"'(])")
+
+
+_INSTRUCTION = re.compile(r"\s*(?:\w+ly\s+)?(?:watershed|threshold|smooth|denoise|deconvolve|average|filter|crop|downsample|"
+                          r"bin|outline|collapse|squash|turn|project|stack|overlay|map|sum|correlate|quantify|rate|"
+                          r"annotate|summari[sz]e|tabulate)\b", re.IGNORECASE)
+"""A sentence that opens with a task verb is an instruction ("Watershed the mean image.")."""
+
+
+def asking_part(clause: str) -> str:
+    """The sentences of a clause that ask (a question, a request or modal word, a task verb), when others only
+    tell ("The segmentation found 40 ROIs but I doubt all are somata. Score each one..."): what the telling
+    sentences name is the data's story, not the ask. A clause whose sentences all ask, or all tell, is kept whole."""
+    sentences = [s for s in _SENTENCE.split(clause.strip()) if s]
+    asking = [s for s in sentences if _ASK_FORM.search(s) or _INSTRUCTION.match(s)]
+    return " ".join(asking) if asking and len(asking) < len(sentences) else clause
 
 
 _SETTING = re.compile(r"(?<![/\w.])\d+(?:\.\d+)?\s*(?:%|st|nd|rd|th|px|pixels?|frames?|s|ms|sec\w*|min\w*|hz|fps|µm|um|sds?)?"
@@ -76,4 +95,4 @@ def asks_sources(clause: str) -> bool:
     return bool(_SOURCES.search(clause))
 
 
-__all__ = ["answer_form_only", "asks_sources", "asks_the_dff", "only_a_rate", "tells_only"]
+__all__ = ["answer_form_only", "asking_part", "asks_sources", "asks_the_dff", "only_a_rate", "tells_only"]

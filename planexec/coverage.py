@@ -24,6 +24,7 @@ from planexec.action_cards import NotServed
 from planexec.actions import Action, split_clauses
 from planexec.clause_kinds import (
     answer_form_only,
+    asking_part,
     asks_sources,
     asks_the_dff,
     only_a_rate,
@@ -57,6 +58,7 @@ from planexec.coverage_terms import (
     Named,
     denial_conflicts,
     each_frame,
+    foreign_files,
     foreign_words,
     set_parameters,
     split_negated,
@@ -201,10 +203,11 @@ class Judge:
                     best[a.name], source[a.name] = float(s), span
         margin = NEAR_MISS_MARGINS.get(self.scorer.name)  # none for keywords: no near-miss rule
         missed = closest_misses(self.scorer, text, actions, best, margin) if margin is not None else {}
-        asked = Named.of(without_purpose(clause))  # the clause's own specifics; context only helps the similarity
-        asked = dataclasses.replace(asked, objects=worked_on(split_negated(text)[0]))
-        sees = _asks_to_see(clause, asked)
-        unknown = unknown_methods(split_negated(clause)[0], self.vocabulary or library_vocabulary(actions))
+        ask = asking_part(clause)  # the clause's own specifics, from its asking sentences; context only helps the similarity
+        asked = Named.of(without_purpose(ask))
+        asked = dataclasses.replace(asked, objects=worked_on(split_negated(asking_part(text))[0]) | foreign_files(text))
+        sees = _asks_to_see(ask, asked)
+        unknown = unknown_methods(split_negated(ask)[0], self.vocabulary or library_vocabulary(actions))
         up = self.upstream if self.upstream is not None else upstream_tasks(actions)
         said = normalise_notation(without_purpose(split_negated(clause)[0]))  # dF/F is one word, as in action_words
         words = [w for w in dict.fromkeys(tokens(said)) if w not in _GENERIC]

@@ -157,9 +157,16 @@ def closest_misses(scorer: Scorer, text: str, actions: Sequence[Action], best: d
 _PARAMETER_SYNONYMS = {"cutoff": "threshold", "cut": "threshold", "radii": "radius", "annuli": "annulus"}
 
 
+_COUNTED_ITEMS = re.compile(r"\b(\d+)\s+(?:[a-z]+\s+)?(?:cells?|neurons?|rois?|traces?|somata|units)\b", re.IGNORECASE)
+
+
 def argument_problem(clause: str, action: Action) -> str | None:
-    """What keeps a tool from running with the numbers the clause gives it, by the tool's own check ("30 curves of
-    which 15 are outliers": at most a third may be planted), or None."""
+    """What keeps an action from doing what the clause's numbers ask: more items than its code takes ("the traces of
+    all 150 cells" to a figure of 30), or a tool's own check ("30 curves of which 15 are outliers": at most a third
+    may be planted); None when nothing does."""
+    counts = [int(n) for n in _COUNTED_ITEMS.findall(clause)]
+    if action.most is not None and counts and max(counts) > action.most:  # "plot the traces of all 150 cells"
+        return f"it takes at most {action.most} of them; the clause has {max(counts)}"
     if action.check is None:
         return None
     from planexec.inputs import argument_words, kinds_of, number_near

@@ -15,6 +15,10 @@ from dataclasses import dataclass
 
 from planexec.knowledge.reuse import Terms, extract_terms
 
+# File formats no reader here opens (tables are csv, tsv or json; curves npy or csv; movies png, tiff, npy or h5).
+_FOREIGN_FILES = (r"\.(?:xlsx?|parquet|feather|sav|dta|rds|sqlite|db|mat)\b|"
+                  r"\bmatlab (?:\.mat |v\d+ )?(?:files?|structs?|formats?|workspaces?)\b")
+_FOREIGN_FILE_RE = re.compile(_FOREIGN_FILES, re.IGNORECASE)
 # What a clause is about: an action that never names one of these objects does not work on it
 # ("count the events" is not served by a cell counter, "watershed on the curves" not by image segmentation).
 _OBJECTS = {
@@ -36,8 +40,7 @@ _OBJECTS = {
     # things no action here works on: a clause about them is not served whatever its wording
     "foreign": r"\baudio\b|\bpodcasts?\b|\bsound\b|\bspeech\b|\bvoice\b|\bmusic\b|\bsongs?\b|\bgenom\w*|\bdna\b|"
                r"\brna\b|\bproteins?\b|\bstocks?\b|\bweather\b|\bemails?\b|\bwebsites?\b|\bphotos?\b|"
-               # file formats no reader here opens (tables are csv, tsv or json; curves npy or csv)
-               r"\.(?:xlsx?|parquet|feather|sav|dta|rds|sqlite|db)\b",
+               + _FOREIGN_FILES,
     "paper": r"\bpapers?\b|\bliterature\b|\bpublications?\b|\breferences\b|\b(?:a|the|any|some) reference (?:for|on|"
              r"about|that|which|to)\b|\bquot(?:e|es|ing)\b|\bexcerpts?\b|\bthe text (?:that |which )?(?:explain|describ|"
              r"defin)\w*|\bcit(?:e|es|ation|ations)\b|\bpassages?\b|\bsources? (?:for|on|about)\b|\bknowledge base\b|"
@@ -148,6 +151,12 @@ def objects(text: str) -> frozenset[str]:
     return found
 
 
+def foreign_files(text: str) -> frozenset[str]:
+    """{"foreign"} when a text names a file format no reader here opens, wherever it says so: "the runs are in
+    ensemble.mat. Load them" loads that file."""
+    return frozenset({"foreign"}) if _FOREIGN_FILE_RE.search(text) else frozenset()
+
+
 def foreign_words(text: str) -> list[str]:
     """The words of a text that name things no action here works on (audio, genomes, stocks...)."""
     return list(dict.fromkeys(m.group(0).lower() for m in _OBJECT_RES["foreign"].finditer(text)))
@@ -242,5 +251,5 @@ def denial_conflicts(clause: Named, action: Named, choosable: frozenset[str] = f
     return out
 
 
-__all__ = ["Named", "denial_conflicts", "each_frame", "foreign_words", "objects", "set_parameters", "split_negated", "variable_objects",
+__all__ = ["Named", "denial_conflicts", "each_frame", "foreign_files", "foreign_words", "objects", "set_parameters", "split_negated", "variable_objects",
            "without_purpose", "worked_on"]

@@ -6,6 +6,7 @@ import pytest
 
 from planexec.clause_kinds import (
     answer_form_only,
+    asking_part,
     asks_sources,
     asks_the_dff,
     only_a_rate,
@@ -52,3 +53,13 @@ def test_asking_where_passages_come_from(clause: str, asks: bool) -> None:
 def test_numbers_that_set_nothing_keep_a_statement_a_statement() -> None:
     assert tells_only("Hi all, we imaged layer 2/3 in an awake GCaMP6f mouse")
     assert not tells_only("the threshold is 3 SD")
+
+
+def test_the_asking_sentences_of_a_long_clause() -> None:
+    told = "The detection gave us 60 ROIs and half seem to be junk. Please rate each ROI as soma or not."
+    assert asking_part(told) == "Please rate each ROI as soma or not."
+    assert asking_part("Segment the cells. Then count them.") == "Segment the cells. Then count them."  # all ask
+    assert asking_part("count the cells") == "count the cells"
+    # an instruction without a modal still asks
+    kept = "Watershed the mean image. Our somata are big, so put seeds 12 px apart."
+    assert asking_part(kept) == kept

@@ -174,3 +174,33 @@ def test_where_passages_come_from_is_asked_of_the_search_before(minilm) -> None:
 def test_loading_and_ordering_is_more_than_naming_the_input(minilm) -> None:  # noqa: ANN001
     served = assessed(minilm, "Load data/curves.npy and order the curves by band depth")
     assert "compute_functional_boxplot_statistics" in served.values(), served
+
+
+@pytest.mark.parametrize(("clause", "action"), [
+    # the story around the ask names segmentation, events and cells; the ask is what is served
+    ("The segmentation merged a few somata yesterday. Could you make the neighbourhood correlation image of the movie?",
+     "correlation_image"),
+    ("We ran the event detection already and it looked fine. Could you average the movie over time into one image?",
+     "mean_projection"),
+])
+def test_what_the_telling_sentences_name_vetoes_nothing(minilm, clause: str, action: str) -> None:  # noqa: ANN001
+    c = decided(minilm, clause, action)
+    assert c.accepted, c.reason
+
+
+@pytest.mark.parametrize(("clause", "action", "veto"), [
+    ("The runs came from our old pipeline as sims.mat. Could you load the curves?", "load_curves", "objects"),
+    ("We have 95 neurons here. Stack the dF/F traces of every one of the 95 neurons in a figure.", "plot_traces",
+     "arguments"),
+    ("register the frames, correcting the rotation as well as the shifts", "register_motion", "conflict"),
+    ("flag shape outliers of the ensemble with an outliergram", "compute_functional_boxplot_statistics", "conflict"),
+    ("the area under each transient, per cell", "event_kinetics", "conflict"),
+    ("each ROI's area in square microns", "region_properties", "conflict"),
+])
+def test_specifics_the_action_lacks_are_vetoed(minilm, clause: str, action: str, veto: str) -> None:  # noqa: ANN001
+    c = decided(minilm, clause, action)
+    assert not c.accepted and veto in c.vetoes, (c.reason, c.vetoes)
+
+
+def test_a_count_within_the_figures_limit_is_drawn(minilm) -> None:  # noqa: ANN001
+    assert decided(minilm, "plot the dF/F traces of our 12 neurons stacked, with the events", "plot_traces").accepted

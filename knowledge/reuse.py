@@ -167,10 +167,10 @@ _LEXICON: list[tuple[str, str, str]] = [
                        r"(?<!price )\bfigures?\b(?! (?:of|for) (?:revenue|sales|units|cost|price)\b)|\boverlay\w*|\bcharts?\b|\bpanels?\b|\bdiagrams?\b"),
     ("action", "save", r"\bsav(?:e|es|ing)\b|\bexport(?:s|ing)?\b(?= (?:it|them|this|that|these|those|the|to|as|into|a|an|each|every|all)\b)|\bwrite (?:\w+ )*?(?:to|into) (?:a |the )?(?:\w+ )?(?:file|disk|csv)"),
     # "already loaded" says where the data is; "I'd like to read what the papers say" is the writer reading
-    ("action", "load", r"(?<!already )\bload(?!ed\b)\w*|(?<!like to )(?<!want to )(?<!\bi )(?<!\bwe )\bread\b|\bopen\b"),
+    ("action", "load", r"(?<!already )\bload(?!ed\b)\w*(?! of\b)|(?<!like to )(?<!want to )(?<!\bi )(?<!\bwe )\bread\b(?! out\b)|\bopen\b"),
     ("action", "simulate", r"\bsimulate\b|\bsimulating\b|\bsynthetic\b|"
                            r"(?<!my )(?<!our )(?<!the )(?<!these )(?<!those )(?<!of )(?<!have )(?<!has )(?<!with )\b\d+ simulated\b"),
-    ("statistic", "mean", r"\bmeans?\b|averag\w*|\bavg\b"),
+    ("statistic", "mean", r"(?<!\bthey )(?<!\bit )(?<!\bdoes )(?<!\bdo )\bmeans?\b|averag\w*|\bavg\b"),  # not "what they mean"
     ("statistic", "median", r"medians?|middle value"),
     ("statistic", "std", r"standard deviations?|\bstd\b|\bsd\b"),
     ("statistic", "variance", r"variances?"),
@@ -193,7 +193,7 @@ _LEXICON: list[tuple[str, str, str]] = [
     ("measure", "autocorrelation", r"auto[- ]?correlation"),
     # an external variable no action reads: activity against running, a stimulus, behaviour or genotype
     ("measure", "external", r"\brunning speed|\blocomotion|\bstimul(?:us|i|ation)\b|\bgenotypes?\b|"
-                            r"\bbehaviou?r\w*(?! (?:sessions?|data|experiments?|recordings?|rig|task)\b)|"
+                            r"(?<!median )(?<!mean )(?<!typical )(?<!average )(?<!central )\bbehaviou?r\w*(?! (?:sessions?|data|experiments?|recordings?|rig|task)\b)|"
                             r"\bpupil\w*|\blick\w*|\breward\w*|\bwhisk\w*|\bair[- ]?puffs?\b|\bodou?rs?\b|\bfoot ?shocks?\b|\bwild[- ]type\b|\bknock[- ]?outs?\b|"
                             r"\bwhile (?:the )?(?:animal|mouse|mice|subject|fly|fish)\b|\brunning[- ]wheel\b|\bwheel speed\b"),
     ("measure", "correlation", r"\bcorrelations?\b|\bcorrelat(?:e|es|ed|ing)\b|\bcross[- ]?correlat\w*|\bcorr\b"),

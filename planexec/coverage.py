@@ -62,6 +62,7 @@ from planexec.coverage_terms import (
     foreign_words,
     set_parameters,
     split_negated,
+    without_names,
     without_purpose,
     worked_on,
 )
@@ -203,9 +204,10 @@ class Judge:
                     best[a.name], source[a.name] = float(s), span
         margin = NEAR_MISS_MARGINS.get(self.scorer.name)  # none for keywords: no near-miss rule
         missed = closest_misses(self.scorer, text, actions, best, margin) if margin is not None else {}
-        ask = asking_part(clause)  # the clause's own specifics, from its asking sentences; context only helps the similarity
+        ask = without_names(asking_part(clause))  # the clause's own specifics, from its asking sentences
         asked = Named.of(without_purpose(ask))
-        asked = dataclasses.replace(asked, objects=worked_on(split_negated(asking_part(text))[0]) | foreign_files(text))
+        on = worked_on(split_negated(without_names(asking_part(text)))[0])
+        asked = dataclasses.replace(asked, objects=on | foreign_files(text))
         sees = _asks_to_see(ask, asked)
         unknown = unknown_methods(split_negated(ask)[0], self.vocabulary or library_vocabulary(actions))
         up = self.upstream if self.upstream is not None else upstream_tasks(actions)

@@ -90,7 +90,7 @@ _DONE_TO_INPUT = re.compile(r"\b(?:registered|motion[- ]corrected|denoised|segme
 
 
 _OCCASION = re.compile(r"\bfor (?:the|my|our|a|an) (?:\w+ )?(?:paper|lab meeting|meeting|talk|poster|thesis|report|grant|"
-                       r"manuscript|presentation|slides?|supplement\w*|figure|dashboard|review\w*|overlay|network analysis)\b|"
+                       r"manuscript|presentation|slides?|supplement\w*|figure(?: panels?)?|dashboard|review\w*|overlay|network analysis)\b|"
                        r"\bfor (?:figure|fig\.?) ?\d+\w*(?: of the (?:paper|manuscript|thesis))?|"
                        r"\bfor (?:my|our) (?:\w+ )?(?:table|spreadsheet|notes|records|lab ?book|notebook|slides?)\b", re.IGNORECASE)
 """What a result is for ("for the paper", "for my thesis figure") is not an object worked on or a figure asked."""
@@ -116,6 +116,14 @@ _DESCRIBED = re.compile(r"\b(?:that|which|who)\s+(?:\w+\s+){0,2}(?:fire[sd]?|fla
 """How the cells behave, said of them ("the quiet ones that hardly fire"): a description, not events asked for."""
 
 
+_NAME_IN_QUOTES = re.compile(r"(?<!\w)(?:'[^'\s][^']{0,40}?'|\"[^\"\s][^\"]{0,40}?\"|“[^”]{1,40}”)(?!\w)")
+
+
+def without_names(text: str) -> str:
+    """The text with names in quotes blanked: "the total of the 'events' column" asks about a column, not events."""
+    return _NAME_IN_QUOTES.sub(" ", text)
+
+
 def without_purpose(text: str) -> str:
     """The clause without what it is for ("... so I can see every cell", "... to try the boxplot on"), the step it
     comes before, what its input already went through ("the registered movie") and the level a threshold is set
@@ -131,7 +139,7 @@ _AS_FILE = re.compile(r"\bas (?:an? )?(?:image|png|picture|jpe?g|svg|pdf|tiff?)(
 def worked_on(text: str) -> frozenset[str]:
     """The objects a clause works on: those it names outside a purpose ("to find cells"), the step it comes before,
     a time span, an occasion, how the data was acquired or the format an output is saved in."""
-    text = _BEFORE.sub(" ", _PURPOSE.sub(" ", text))  # "denoise before ROI detection" works on the movie
+    text = _DESCRIBED.sub(" ", _BEFORE.sub(" ", _PURPOSE.sub(" ", text)))  # "denoise before ROI detection": the movie
     return objects(_ACQUISITION.sub(" ", _OCCASION.sub(" ", _AS_FILE.sub(" ", _SPAN.sub(" ", text)))))
 
 
@@ -251,5 +259,5 @@ def denial_conflicts(clause: Named, action: Named, choosable: frozenset[str] = f
     return out
 
 
-__all__ = ["Named", "denial_conflicts", "each_frame", "foreign_files", "foreign_words", "objects", "set_parameters", "split_negated", "variable_objects",
+__all__ = ["Named", "denial_conflicts", "each_frame", "foreign_files", "without_names", "foreign_words", "objects", "set_parameters", "split_negated", "variable_objects",
            "without_purpose", "worked_on"]

@@ -204,3 +204,20 @@ def test_specifics_the_action_lacks_are_vetoed(minilm, clause: str, action: str,
 
 def test_a_count_within_the_figures_limit_is_drawn(minilm) -> None:  # noqa: ANN001
     assert decided(minilm, "plot the dF/F traces of our 12 neurons stacked, with the events", "plot_traces").accepted
+
+
+@pytest.mark.parametrize(("clause", "action"), [
+    ("the mean and range of the 'transients' column of results.csv", "describe_table"),  # a name in quotes
+    ("segment every soma, also the dim ones that almost never fire", "segment_cells"),  # how the cells behave
+    ("read out each segmented cell's fluorescence over time from the movie", "extract_traces"),  # read out: extract
+])
+def test_names_descriptions_and_phrasal_verbs_ask_nothing_more(minilm, clause: str, action: str) -> None:  # noqa: ANN001
+    c = decided(minilm, clause, action)
+    assert c.accepted, c.reason
+
+
+def test_a_possessive_is_no_quoted_name() -> None:
+    from planexec.coverage_terms import without_names
+
+    assert without_names("each cell's trace and it's fine") == "each cell's trace and it's fine"
+    assert "events" not in without_names("total of the 'events' column")

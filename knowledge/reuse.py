@@ -44,7 +44,9 @@ _LEXICON: list[tuple[str, str, str]] = [
     ("depth", "band_depth", r"band depth"),
     ("depth", "half_region_depth", r"half[- ]region depth"),
     ("depth", "other_depth", r"(?:extremal|spatial|half[- ]?space|tukey|integrated|projection|simplicial|"
-                             r"mahalanobis) depth|outliergram|(?:modified )?(?:epigraph|hypograph)"),
+                             r"mahalanobis) depth|outliergram|(?:modified )?(?:epigraph|hypograph)|"
+                             # band depth from bands of J > 2 curves: the depths here use pairs (J = 2)
+                             r"\bj ?= ?[3-9]\b|\bbands? (?:formed |made |built )?(?:by|of|from) (?:three|3|four|4|more than two) curves\b"),
     ("feature", "auc", r"area under (?:the |each |every |a |its |their )?(?:[\w-]+ ){0,2}(?:curves?|traces?|transients?|events?|"
                        r"peaks?|spikes?)|\bauc\b|\bintegral of\b"),
     ("feature", "rise_time", r"rise[- ]?times?|time to peak"),
@@ -185,7 +187,8 @@ _LEXICON: list[tuple[str, str, str]] = [
     ("measure", "active", r"\bactive\b(?! together)|\bresponsive\b|\binactive\b|\bsilent\b|"
                           r"\b(?:show|shows|showing|with|have|has) (?:any |some |no )?activity\b"),
     ("measure", "rejected", r"\b(?:rejected|discarded)\b"),
-    ("measure", "skewness", r"skew\w*"),
+    # "a few big orders skew it" says why another statistic is asked, not the skewness
+    ("measure", "skewness", r"skew(?:ness|ed)\b|\bskew\b(?! (?:it|them|this|that|things|the (?:mean|average|results?|numbers?))\b)"),
     ("measure", "kurtosis", r"kurtos\w*"),
     ("measure", "cv", r"coefficient of variation|\bcv\b"),
     ("measure", "snr", r"signal[- ]to[- ]noise|\bsnr\b"),

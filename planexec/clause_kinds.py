@@ -43,7 +43,7 @@ def only_a_rate(clause: str) -> bool:
 _ASK_FORM = re.compile(
     r"\?|\b(?:please|pls|could|can|would|will|need|needs|want|wants|like|should|must|has to|have to|let me|help|"
     r"wonder\w*|give|show|tell|compute|calculate|count|find|detect|plot|draw|make|get|estimate|measure|list|report|"
-    r"summari[sz]e|run|do|apply|use|fit|test|compare|extract|segment|subtract|correct|register|classify|remove|"
+    r"summari[sz]e|(?<!\ba )(?<!\bthe )(?<!\bthis )(?<!\bthat )(?<!\beach )(?<!\bshort )(?<!\blong )(?<!photon )run|do|apply|use|fit|test|compare|extract|segment|subtract|correct|register|classify|remove|"
     r"normali[sz]e|convert|export|save|load|read|generate|simulate|look|search|pull|return|send|provide|flag|mark|"
     r"rank|sort|include|add|put|set|keep|leave|exclude|skip|drop|ignore|overlay|label|align|take|split|group|restrict|"
     r"limit|pick|identify|quantify|score|curate|what|which|how|where|when|why|whether|if)\b", re.IGNORECASE)
@@ -58,8 +58,13 @@ def tells_only(clause: str) -> bool:
     statement or greeting ("Hello, I am new in the lab", "I'm preparing the quarterly review") with no question,
     request, modal or task verb, naming no method, statistic or number (so "the baseline is the 20th percentile"
     still counts as asked)."""
-    return (bool(_TELLING.search(clause)) and not _ASK_FORM.search(clause) and not _SETTING.search(clause)
+    bare = _RATE.sub(" ", _ASIDE.sub(" ", clause))  # "(GCaMP6f, imaged at 10 Hz)" sets nothing
+    return (bool(_TELLING.search(clause)) and not _ASK_FORM.search(clause) and not _SETTING.search(bare)
             and not extract_terms(clause).groups)
+
+
+_ASIDE = re.compile(r"\([^()]*\)")
+_RATE = re.compile(r"\b(?:imaged |recorded |acquired |sampled )?(?:at |@ ?)?\d+(?:\.\d+)?\s*(?:hz|fps)\b", re.IGNORECASE)
 
 
 _SENTENCE = re.compile(r"(?<=[.?!])\s+(?=[A-Z\"'(])")

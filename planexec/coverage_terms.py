@@ -184,7 +184,9 @@ _PARAMETER_NOUN = (r"sigma|σ|min(?:imum)?[- ]distance|radi(?:us|i)|annul(?:us|i
                    r"neighbou?rhood")
 _NUMBER = r"(\d+(?:\.\d+)?)"
 _SETS_PARAMETER = re.compile(
-    rf"\b({_PARAMETER_NOUN})\b\s*(?:\([^)]{{0,20}}\)\s*)?(?:=|:|≈|~|of|is|to|at|from|up to|between|around|about|\s)*\s*{_NUMBER}"
+    rf"\b({_PARAMETER_NOUN})\b\s*(?:\([^)]{{0,20}}\)\s*)?"
+    rf"(?:(?:between|among|of) (?:the |two )?(?:\w+ ){{0,2}}?(?:cells?|centres?|centers?|seeds?|peaks?|somata|rois?)\s+)?"  # "between cell centres"
+    rf"(?:=|:|≈|~|of|is|to|at|from|up to|between|around|about|\s)*\s*{_NUMBER}"
     rf"|{_NUMBER}(?:x\d+)*\s*(?:px|pixels?|frames?|s|ms|sec\w*|µm|um|min\w*|hz)?[- ](?:\w+[- ])?({_PARAMETER_NOUN})\b",
     re.IGNORECASE)
 
@@ -247,6 +249,8 @@ def denial_conflicts(clause: Named, action: Named, choosable: frozenset[str] = f
         done = denied & action.terms.groups.get(group, frozenset())
         if clause.terms.groups.get(group, frozenset()) & choosable:  # asks another choice of the same argument
             done -= choosable
+        if group == "statistic" and (clause.terms.groups.get(group, frozenset()) - denied) & action.terms.groups.get(group, frozenset()):
+            done = frozenset()  # "the median, not the mean" from a summary that reports both: the median is there
         if done:
             out.append(f"{group}: asks no {'/'.join(sorted(done))}, the action does it")
     for group, asked in clause.terms.groups.items():

@@ -94,14 +94,22 @@ def argument_words(name: str) -> list[str]:
     return [w for w in name.lower().split("_") if w not in ("n", "num", "number", "of")]
 
 
+_NUMBER_WORDS = ("two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+                 "seventeen eighteen nineteen twenty").split()
+# "one" is left out: "one curve per row" says how the file is laid out, not how many
+_NUMBER_WORD = re.compile(r"\b(?:" + "|".join(_NUMBER_WORDS) + r")\b")
+
+
 def number_near(words: list[str], text: str) -> float | None:
     """A number written right before or after one of the argument's words ('30 curves', 'seed 7')."""
-    low = text.lower()
+    low = _NUMBER_WORD.sub(lambda m: str(_NUMBER_WORDS.index(m.group(0)) + 2), text.lower())  # "three" -> 3
     for w in words:
         stem = re.escape(w.rstrip("s"))
         # adjacent forms first, so "30 curves with seed 7" gives seed 7, not 30
         for pattern in (rf"\b{stem}s?\s*(?:=|:|of)?\s*{_NUMBER}", rf"{_NUMBER}\s+{stem}s?\b",
-                        rf"{_NUMBER}\s+(?:[a-z-]+\s+){{1,2}}?{stem}s?\b"):
+                        rf"{_NUMBER}\s+(?:[a-z-]+\s+){{1,2}}?{stem}s?\b",
+                        # "3 of them planted as outliers"
+                        rf"{_NUMBER}\s+of (?:them|these|those|which)\s+(?:[a-z-]+\s+){{0,3}}?{stem}s?\b"):
             m = re.search(pattern, low)
             if m:
                 return float(m.group(1))

@@ -50,7 +50,8 @@ _NUMBER = r"(\d+(?:\.\d+)?)"
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("diameter", re.compile(rf"(?:cells?|neurons?|somata|soma)\b[^.;,]{{0,30}}?\b{_NUMBER}\s*(?:px|pixels?)\b", re.I)),
     ("diameter", re.compile(rf"\bdiameter\s*(?:of|=|:|is)?\s*(?:about|around|~)?\s*{_NUMBER}\s*(?:px|pixels?)?", re.I)),
-    ("fs", re.compile(rf"{_NUMBER}\s*(?:hz|fps|frames?\s*(?:per|/)\s*s(?:ec(?:ond)?)?)\b", re.I)),
+    ("fs", re.compile(rf"{_NUMBER}\s*(?:hz|fps|frames?\s*(?:(?:per|/)\s*|(?:in|each|every) (?:one |a |each )?)s(?:ec(?:ond)?)?)\b",
+                      re.I)),  # "10 frames per second", "10 frames in one second"
     ("fs", re.compile(rf"\bframe\s*rate\s*(?:of|=|:|is)?\s*{_NUMBER}", re.I)),
     ("tau", re.compile(rf"\b(?:tau|decay(?:\s*time)?(?:\s*constant)?)\s*(?:of|=|:|is)?\s*(?:about|around|~)?\s*{_NUMBER}\s*(ms|s)\b", re.I)),
     ("neuropil_coefficient", re.compile(rf"\bneuropil\s*(?:coefficient|factor|ratio)\s*(?:of|=|:|is)?\s*{_NUMBER}", re.I)),

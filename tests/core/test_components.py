@@ -43,6 +43,18 @@ def test_heuristic_inputs_from_goal_request_files_and_planner_args() -> None:
     assert "junk" not in HeuristicInputGenerator().generate(fallback, curves, ctx), "with fallbacks each tool takes its own"
 
 
+@pytest.mark.parametrize(("text", "n_curves"), [
+    ("simulate twelve curves", 12),
+    ("simulate 40 runs, 5 of them planted as curves apart", 5),
+    ("an ensemble, eight of which are odd curves", 8),
+    ("one curve per row", None),  # 'one ... per row' sets no count of curves
+])
+def test_a_count_in_words_or_after_of_them_is_read(text: str, n_curves: int | None) -> None:
+    from planexec.inputs import number_near
+
+    assert number_near(["curves"], text) == n_curves
+
+
 @tool(type="statistics")
 def ranked(method: Literal["mbd", "bd"] = "mbd", outlier_rule: Literal["fence", "band"] = "fence") -> dict:
     """Rank curves."""

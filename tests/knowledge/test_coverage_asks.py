@@ -221,3 +221,21 @@ def test_a_possessive_is_no_quoted_name() -> None:
 
     assert without_names("each cell's trace and it's fine") == "each cell's trace and it's fine"
     assert "events" not in without_names("total of the 'events' column")
+
+
+def test_the_held_out_suite_8_findings() -> None:
+    """Found by requests_heldout8's one blind run: a seed distance 'between cell centres', bands of J = 3 curves,
+    a verb 'skew', a rate said as frames in one second, and a greeting with the acquisition in parentheses."""
+    from planexec.params import from_request
+
+    assert set_parameters("keep the minimum distance between cell centres at 8 px") == [("minimum distance", 8.0)]
+    assert "other_depth" in extract_terms("band depth from bands of three curves (J = 3)").groups["depth"]
+    assert "measure" not in extract_terms("the median, because a few big orders skew it").groups
+    assert "skewness" in extract_terms("how skewed is each trace").groups["measure"]
+    assert from_request("The camera took 10 frames in one second.") == {"fs": 10.0}
+    assert tells_only("Hi, attached is a short two-photon run (GCaMP6f, imaged at 10 Hz, ten seconds long)")
+
+
+def test_the_median_not_the_mean_is_in_a_summary_that_reports_both(minilm) -> None:  # noqa: ANN001
+    c = decided(minilm, "the median of the units column, not the mean", "describe_table")
+    assert c.accepted, c.reason

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from planexec.coverage_wording import without_asides
 from planexec.knowledge.reuse import extract_terms
 
 _ASKS_DFF = re.compile(r"^\s*(?:the\s+|a\s+|my\s+)?dff\b|"
@@ -58,12 +59,11 @@ def tells_only(clause: str) -> bool:
     statement or greeting ("Hello, I am new in the lab", "I'm preparing the quarterly review") with no question,
     request, modal or task verb, naming no method, statistic or number (so "the baseline is the 20th percentile"
     still counts as asked)."""
-    bare = _RATE.sub(" ", _ASIDE.sub(" ", clause))  # "(GCaMP6f, imaged at 10 Hz)" sets nothing
+    bare = _RATE.sub(" ", without_asides(clause))  # "(GCaMP6f, imaged at 10 Hz)" sets nothing
     return (bool(_TELLING.search(clause)) and not _ASK_FORM.search(clause) and not _SETTING.search(bare)
             and not extract_terms(clause).groups)
 
 
-_ASIDE = re.compile(r"\([^()]*\)")
 _RATE = re.compile(r"\b(?:imaged |recorded |acquired |sampled )?(?:at |@ ?)?\d+(?:\.\d+)?\s*(?:hz|fps)\b", re.IGNORECASE)
 
 
@@ -100,4 +100,22 @@ def asks_sources(clause: str) -> bool:
     return bool(_SOURCES.search(clause))
 
 
-__all__ = ["answer_form_only", "asking_part", "asks_sources", "asks_the_dff", "only_a_rate", "tells_only"]
+# A statement, not a request: "this was imaged at 10 Hz", "the somata are roughly 7 px wide".
+_STATEMENT = re.compile(r"^(?:this|it|they|these|those|the\s+\w+|my\s+\w+|our\s+\w+|\w+s)\s+(?:\w+\s+)?"
+                        r"(?:was|were|is|are|has been|have been)\b", re.IGNORECASE)
+
+
+def states_parameters(clause: str) -> dict[str, float]:
+    """The analysis parameters a clause only states (planexec.params reads them for the run), else {}."""
+    from planexec.params import from_request
+
+    if only_a_rate(clause):  # "... time constant in s? 10 fps": the frame rate alone
+        return from_request(clause)
+    # "the cells that are larger than 8 px" states a filter, not a parameter: a statement names no specific
+    if "?" in clause or not _STATEMENT.match(clause.strip()) or extract_terms(clause).groups:
+        return {}
+    return from_request(clause)
+
+
+__all__ = ["answer_form_only", "asking_part", "asks_sources", "asks_the_dff", "only_a_rate", "states_parameters",
+           "tells_only"]

@@ -27,7 +27,7 @@ from planexec.clause_kinds import (
     asking_part,
     asks_sources,
     asks_the_dff,
-    only_a_rate,
+    states_parameters,
     tells_only,
 )
 from planexec.coverage_actions import (
@@ -67,7 +67,7 @@ from planexec.coverage_terms import (
     worked_on,
 )
 from planexec.coverage_wording import action_words, ask_spans
-from planexec.knowledge.reuse import ReusePolicy, compare_terms, extract_terms, normalise_notation
+from planexec.knowledge.reuse import ReusePolicy, compare_terms, normalise_notation
 from planexec.similarity import Scorer, tokens
 
 if TYPE_CHECKING:  # the learned decision loads only when asked for
@@ -321,23 +321,6 @@ def in_domain(clause: str, actions: Iterable[Action]) -> bool:
     return bool(words & (vocab - _GENERIC))
 
 
-# A statement, not a request: "this was imaged at 10 Hz", "the somata are roughly 7 px wide".
-_STATEMENT = re.compile(r"^(?:this|it|they|these|those|the\s+\w+|my\s+\w+|our\s+\w+|\w+s)\s+(?:\w+\s+)?"
-                        r"(?:was|were|is|are|has been|have been)\b", re.IGNORECASE)
-
-
-def _states_parameters(clause: str) -> dict[str, float]:
-    """The analysis parameters a clause only states (planexec.params reads them for the run), else {}."""
-    from planexec.params import from_request
-
-    if only_a_rate(clause):  # "... time constant in s? 10 fps": the frame rate alone
-        return from_request(clause)
-    # "the cells that are larger than 8 px" states a filter, not a parameter: a statement names no specific
-    if "?" in clause or not _STATEMENT.match(clause.strip()) or extract_terms(clause).groups:
-        return {}
-    return from_request(clause)
-
-
 def assess_clause(clause: str, actions: Sequence[Action], judge: Judge, has_input: bool = False,
                   keep: int = 3, context: str = "") -> ClauseCoverage:
     """The decision for one clause: served by the best accepted action, by the input, or by nothing."""
@@ -345,7 +328,7 @@ def assess_clause(clause: str, actions: Sequence[Action], judge: Judge, has_inpu
         return ClauseCoverage(clause, NOTHING, 1.0, (), "asks for nothing to compute")
     if answer_form_only(clause):
         return ClauseCoverage(clause, NOTHING, 1.0, (), "says what form the answer takes; asks nothing more")
-    stated = _states_parameters(clause)
+    stated = states_parameters(clause)
     if stated:
         given = ", ".join(f"{k}={v:g}" for k, v in stated.items())
         return ClauseCoverage(clause, NOTHING, 1.0, (), f"states analysis parameters ({given}); the steps use them")

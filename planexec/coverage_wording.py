@@ -30,10 +30,15 @@ _ASIDE = re.compile(r"\s*\([^()]*\)")
 _PARTS = re.compile(r"(?<=[.?!])\s+|\s*[:;]\s+|\s+[—–-]\s+")
 
 
+def without_asides(text: str) -> str:
+    """The text without its asides in parentheses ("(GCaMP6f, 30 Hz)")."""
+    return _ASIDE.sub("", text)
+
+
 def ask_spans(text: str) -> list[str]:
     """The parts of a long clause that may carry its ask alone: its sentences and colon or dash parts (three
     words or more), and the clause without its asides in parentheses."""
-    bare = _ASIDE.sub("", text)
+    bare = without_asides(text)
     out = [p for p in (q.strip() for q in _PARTS.split(bare)) if len(p.split()) >= 3 and p != text.strip()]
     if bare != text and len(bare.split()) >= 3:
         out.append(bare)
@@ -66,4 +71,4 @@ def unexplained_words(clause: str, actions: Sequence[Action], cands: Sequence[Ca
                                 foreign=foreign) for c in cands]
 
 
-__all__ = ["action_words", "unexplained_words"]
+__all__ = ["action_words", "ask_spans", "unexplained_words", "without_asides"]

@@ -152,10 +152,12 @@ DEVELOPMENT = {
     "u": "harder pairs written blind on 2026-11-27 by a twelfth helper, held out until read (58688de, ffd8c17); now development",
     "v": "pairs written blind on 2026-11-27 by a thirteenth helper, held out until read (da9d8e0, ffd8c17); now development",
     "w": "harder pairs written blind on 2026-11-27 by a fourteenth helper, held out until read (da9d8e0, ffd8c17); now development",
+    "x": "pairs written blind on 2026-11-27 by a seventeenth helper, held out until read once (e5fe333); now development",
+    "y": "harder pairs written blind on 2026-11-27 by an eighteenth helper, held out until read once (e5fe333); now development",
 }
 """The development sets beside set a: their errors may be printed (--errors)."""
 
-HELD_OUT = "xy"
+HELD_OUT = "zA"
 """The held-out sets: their figures are printed without --dev-only, their errors never."""
 
 DEV_SETS = LABELLED_SETS

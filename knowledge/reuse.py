@@ -95,7 +95,7 @@ _LEXICON: list[tuple[str, str, str]] = [
     ("shape", "orientation", r"orientations?"),
     # "over 20 min" is a duration, not a comparison
     ("comparison", "more", r"more than|greater than|larger than|bigger than|longer than|"
-                           r"above(?! (?:each other|one another|the other)\b)|at least|exceed\w*|"
+                           r"above(?! (?:each other|one another|the other)\b)|at least(?! once\b)|exceed\w*|"
                            r"\bover (?=\d)(?!\d+(?:\.\d+)?\s*(?:min\w*|s|sec\w*|hours?|h|days?|weeks?|frames?|ms)\b)"),
     ("comparison", "less", r"fewer than|less than|smaller than|shorter than|\bunder (?=\d)|below|at most"),
     ("plot", "line", r"line plots?|stacked traces"),
@@ -120,15 +120,20 @@ _LEXICON: list[tuple[str, str, str]] = [
                         r"\b(?:first|last|initial|final) (?:\d+|few|ten|twenty|fifty|hundred) ?(?:\w+ )?(?:frames?|seconds?|"
                         r"minutes?|cells?|rois?|neurons?|curves?|rows?|samples?|trials?)\b|\bframes? \d+ ?(?:-|to|through) ?\d+\b|"
                         r"\bsubsets?\b|\b(?:odd|even)[- ]numbered\b|\b(?:first|second|last) half\b|"
+                        r"\bonly (?:from |in |during |over |on )?(?:the )?(?:frames|trials|periods|epochs|times)\b (?:of|when|where|with|"
+                        r"without|in which|during)\b|"
                         # "leave those flagged frames out", "drop the members that have gaps"
                         r"\b(?:leav\w*|exclud\w*|drop\w*|skip\w*|discard\w*|omit\w*) (?:\w+ ){0,2}(?:frames?|trials?|curves?|"
                         r"runs?|members?|samples?|rows?)\b"),
     # the whole field of view as one signal or reference ("the global mean trace", "whole-frame background"): every
     # action here works per cell, per pixel or per pixel's neighbourhood
-    ("scope", "whole_field", r"\b(?:(?:whole|entire)[- ](?:frame|field|fov|field of view)(?:['’]s)?|(?:frame|field|fov)[- ]wide|"
+    ("scope", "whole_field", r"\b(?:mean|average) (?:fluorescence|intensity|brightness|signal) of the (?:whole|entire) (?:field|frame|fov|image)|"
+                             r"\b(?:(?:whole|entire)[- ](?:frame|field|fov|field of view)(?:['’]s)?|(?:frame|field|fov)[- ]wide|"
                              r"global) (?:mean |average )?(?:background|mean|average|signal|trace|fluorescence|intensity)"),
     # the segmentation's raw candidates, before the classifier curated them: what counts, counts curated cells
     ("scope", "uncurated", r"\bbefore (?:any |the )?(?:curation|classification|quality control)\b|\buncurated\b|"
+                           r"\bincluding (?:the )?(?:ones|rois|cells) (?:that |which )?(?:were |are )?(?:classified|labell?ed|marked) "
+                           r"as (?:not|non)|"
                            r"\bincluding (?:the )?(?:rejected|junk|non-?cell)"),
     ("scope", "per_pixel", r"\b(?:per|each|every|for each|for every)(?: single)? pixels?\b|\bpixel[- ]?wise\b|\bpixel[- ]by[- ]pixel\b"),
     ("scope", "rotation", r"\brotat\w*"),  # registration here shifts frames; it does not turn them
@@ -160,6 +165,8 @@ _LEXICON: list[tuple[str, str, str]] = [
     ("task", "register", r"\bregist\w*|motion correct\w*"),
     # sorting cells by type is not telling cells from non-cells: a type names what a classifier must know
     ("measure", "cell_type", r"excitatory|inhibitory|cell[- ]types?"),
+    # training a classifier anew: the classifier here is fixed, it learns nothing from a user's labels
+    ("task", "train", r"\b(?:train|retrain)\w* (?:a |an |the |my |our |new |own )*(?:\w+ )?(?:classifier|model|network)s?\b"),
     ("task", "classify", r"\bclassif\w*|\bcategori[sz]\w*"),
     ("task", "group_by", r"\b(?:per|by|for each|grouped by|broken down by|across) (?:region|product|group|category|"
                          r"categorie|month|year|week|day|condition|site|animal|mouse|mice|subject|session)s?\b"),
@@ -169,7 +176,7 @@ _LEXICON: list[tuple[str, str, str]] = [
                        r"(?<!price )\bfigures?\b(?! (?:of|for) (?:revenue|sales|units|cost|price)\b)|\boverlay\w*|\bcharts?\b|\bpanels?\b|\bdiagrams?\b"),
     ("action", "save", r"\bsav(?:e|es|ing)\b|\bexport(?:s|ing)?\b(?= (?:it|them|this|that|these|those|the|to|as|into|a|an|each|every|all)\b)|\bwrite (?:\w+ )*?(?:to|into) (?:a |the )?(?:\w+ )?(?:file|disk|csv)"),
     # "already loaded" says where the data is; "I'd like to read what the papers say" is the writer reading
-    ("action", "load", r"(?<!already )\bload(?!ed\b)\w*(?! of\b)|(?<!like to )(?<!want to )(?<!\bi )(?<!\bwe )\bread\b(?! out\b)|\bopen\b"),
+    ("action", "load", r"(?<!already )\bload(?!ed\b)\w*(?! of\b)|(?<!like to )(?<!want to )(?<!\bi )(?<!\bwe )(?<!['’]ve )(?<!\bhave )(?<!\bhad )\bread\b(?! out\b)|\bopen\b"),
     ("action", "simulate", r"\bsimulate\b|\bsimulating\b|\bsynthetic\b|"
                            r"(?<!my )(?<!our )(?<!the )(?<!these )(?<!those )(?<!of )(?<!have )(?<!has )(?<!with )\b\d+ simulated\b"),
     ("statistic", "mean", r"(?<!\bthey )(?<!\bit )(?<!\bdoes )(?<!\bdo )\bmeans?\b|averag\w*|\bavg\b"),  # not "what they mean"

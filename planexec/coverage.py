@@ -66,7 +66,7 @@ from planexec.coverage_terms import (
     without_purpose,
     worked_on,
 )
-from planexec.coverage_wording import action_words, ask_spans
+from planexec.coverage_wording import action_words, ask_spans, without_plain_asides
 from planexec.knowledge.reuse import ReusePolicy, compare_terms, normalise_notation
 from planexec.similarity import Scorer, tokens
 
@@ -205,12 +205,12 @@ class Judge:
                     best[a.name], source[a.name] = float(s), span
         margin = NEAR_MISS_MARGINS.get(self.scorer.name)  # none for keywords: no near-miss rule
         missed = closest_misses(self.scorer, text, actions, best, margin) if margin is not None else {}
-        ask = without_names(asking_part(clause))  # the clause's own specifics, from its asking sentences
+        ask = without_plain_asides(without_names(asking_part(clause)))  # the clause's own specifics: its asking sentences
         asked = Named.of(without_purpose(ask))
         on = worked_on(split_negated(without_names(asking_part(text)))[0])
         asked = dataclasses.replace(asked, objects=on | foreign_files(text))
         sees = _asks_to_see(ask, asked)
-        unknown = unknown_methods(split_negated(ask)[0], self.vocabulary or library_vocabulary(actions))
+        unknown = unknown_methods(split_negated(without_purpose(ask))[0], self.vocabulary or library_vocabulary(actions))
         up = self.upstream if self.upstream is not None else upstream_tasks(actions)
         said = normalise_notation(without_purpose(split_negated(clause)[0]))  # dF/F is one word, as in action_words
         words = [w for w in dict.fromkeys(tokens(said)) if w not in _GENERIC]
@@ -218,10 +218,11 @@ class Judge:
         given = set_parameters(said)
         per_frame = each_frame(said)
         asks_dff = asks_the_dff(said)
+        counts = normalise_notation(split_negated(clause)[0])  # how many there are is a fact wherever it is said
         out = [self._decide(asked, a, best.get(a.name, 0.0), sees, unknown, up.get(a.name, frozenset()),
                             missed.get(a.name), [w for w in (words if source.get(a.name, text) == text else
                                                              _content_words(source[a.name])) if w not in action_words(a)],
-                            foreign, given, per_frame, argument_problem(said, a), asks_dff)
+                            foreign, given, per_frame, argument_problem(counts, a), asks_dff)
                for a in actions]
         if self.learned is not None and {"unexplained", "foreign"} & set(self.learned.features):
             from planexec.coverage_wording import unexplained_words

@@ -24,7 +24,7 @@ _FOREIGN_FILE_RE = re.compile(_FOREIGN_FILES, re.IGNORECASE)
 _OBJECTS = {
     "cell": r"\bcells?\b|\bneurons?\b|\brois?\b|\bsomat\w*|cell bod\w*|regions? of interest|\bper-cell\b",
     # a peak of the image ("peak image", "local peaks", "peak seeds") is a place or a projection, not an event
-    "event": r"\bevents?\b|\btransients?\b|\bspikes?\b|(?<!seeds at )(?<!local )(?<!intensity )\bpeaks?\b"
+    "event": r"\bevents?\b|\btransients?\b|\bspikes?\b|(?<!seeds at )(?<!seed per )(?<!local )(?<!intensity )\bpeaks?\b"
              r"(?![- ](?:over[- ]time[- ])?(?:projection|intensity|brightness|value|image|frame|seed)s?\b)"
              # "do they fire together" asks a correlation, not the events
              r"|\bfir(?:e|es|ing)\b(?! (?:together|in sync|synchronously|at the same time))",
@@ -75,16 +75,17 @@ _DOING = ("task", "action")
 # dim active cells" works on the movie, "a baseline that follows bleaching over the recording" on traces.
 _PURPOSE = re.compile(r"\b(?:(?:to|in order to)\s+(?:find|spot|see|locate|identify|reveal|highlight|try|test|check)|"
                       r"(?:it|this|that)['’]?s for\b|(?:to|so|want to|plan to|going to)\b[^.?!;]*\blater\b|"
-                      r"before (?:i|we|you|they) \w+|"
                       r"so (?:that )?(?:i|we|you) can|so (?:that )?(?:\w+\s+){1,5}?(?:can|could|will|does|doesn'?t|don'?t|"
                       r"won'?t|pops?|stands?)\b|\b(?:that |which )?(?:i|we) (?:can|could) (?:test|try|use|run|check)\b)\b.*$",
                       re.IGNORECASE)
+_BEFORE_WE = re.compile(r"\bbefore (?:i|we|you|they) [^,.;:?!]*", re.IGNORECASE)
+"""What the writer does next ("Before I argue with the reviewer, could you look up..."): up to the next punctuation."""
 _SPAN = re.compile(r"\b(?:over|across|during|throughout)\s+(?:the\s+)?(?:whole\s+|entire\s+)?"
                    r"(?:recording|movie|session|acquisition)\b", re.IGNORECASE)
 
 
 # What a clause says its input already went through is not a task it asks: "segment the registered movie".
-_DONE_TO_INPUT = re.compile(r"\b(?:registered|motion[- ]corrected|denoised|segmented|detected|deconvolved|classified|"
+_DONE_TO_INPUT = re.compile(r"\b(?:registered|motion[- ]corrected|neuropil[- ](?:corrected|subtracted)|denoised|segmented|detected|deconvolved|classified|"
                             r"extracted)\s+(?=(?:\w+\s+)?(?:movie|recording|stack|video|frames?|images?|data|cells|rois?|"
                             r"traces?|events|masks|neurons)\b)", re.IGNORECASE)
 
@@ -119,16 +120,21 @@ _DESCRIBED = re.compile(r"\b(?:that|which|who)\s+(?:\w+\s+){0,2}(?:fire[sd]?|fla
 _NAME_IN_QUOTES = re.compile(r"(?<!\w)(?:'[^'\s][^']{0,40}?'|\"[^\"\s][^\"]{0,40}?\"|“[^”]{1,40}”)(?!\w)")
 
 
+_FILE_NAME = re.compile(r"(?<![\w/.])(?:[\w.-]*/)*[\w-]*[a-z0-9_-][\w-]*\.(tiff?|csv|tsv|npy|npz|json|png|h5|hdf5|nwb|mat|xlsx?|txt)\b",
+                        re.IGNORECASE)
+
+
 def without_names(text: str) -> str:
-    """The text with names in quotes blanked: "the total of the 'events' column" asks about a column, not events."""
-    return _NAME_IN_QUOTES.sub(" ", text)
+    """The text with names in quotes blanked and file names reduced to their kind: "the total of the 'events' column"
+    asks about a column, not events; "mouse3_day2.tif" names a tiff, not a method."""
+    return _FILE_NAME.sub(lambda m: f"file.{m.group(1)}", _NAME_IN_QUOTES.sub(" ", text))
 
 
 def without_purpose(text: str) -> str:
     """The clause without what it is for ("... so I can see every cell", "... to try the boxplot on"), the step it
     comes before, what its input already went through ("the registered movie") and the level a threshold is set
     against ("above the median"): none is something it asks to be done."""
-    text = _DESCRIBED.sub(" ", _PURPOSE.sub(" ", text))
+    text = _DESCRIBED.sub(" ", _PURPOSE.sub(" ", _BEFORE_WE.sub(" ", text)))
     return _OCCASION.sub(" ", _REFERENCE.sub(" ", _DONE_TO_INPUT.sub("", _BEFORE.sub(" ", text))))
 
 
@@ -139,7 +145,7 @@ _AS_FILE = re.compile(r"\bas (?:an? )?(?:image|png|picture|jpe?g|svg|pdf|tiff?)(
 def worked_on(text: str) -> frozenset[str]:
     """The objects a clause works on: those it names outside a purpose ("to find cells"), the step it comes before,
     a time span, an occasion, how the data was acquired or the format an output is saved in."""
-    text = _DESCRIBED.sub(" ", _BEFORE.sub(" ", _PURPOSE.sub(" ", text)))  # "denoise before ROI detection": the movie
+    text = _DESCRIBED.sub(" ", _BEFORE.sub(" ", _PURPOSE.sub(" ", _BEFORE_WE.sub(" ", text))))  # "denoise before ROI detection": the movie
     return objects(_ACQUISITION.sub(" ", _OCCASION.sub(" ", _AS_FILE.sub(" ", _SPAN.sub(" ", text)))))
 
 

@@ -35,6 +35,14 @@ def without_asides(text: str) -> str:
     return _ASIDE.sub("", text)
 
 
+def without_plain_asides(text: str) -> str:
+    """The text without the asides in parentheses that name no method or statistic ("(GCaMP6s, 16x objective,
+    512 x 512 pixels)" tells how the data was taken; "(J = 3)" or "(Otsu mask)" still asks)."""
+    from planexec.knowledge.reuse import extract_terms
+
+    return _ASIDE.sub(lambda m: m.group(0) if extract_terms(m.group(0)).groups else "", text)
+
+
 def ask_spans(text: str) -> list[str]:
     """The parts of a long clause that may carry its ask alone: its sentences and colon or dash parts (three
     words or more), and the clause without its asides in parentheses."""
@@ -71,4 +79,4 @@ def unexplained_words(clause: str, actions: Sequence[Action], cands: Sequence[Ca
                                 foreign=foreign) for c in cands]
 
 
-__all__ = ["action_words", "ask_spans", "unexplained_words", "without_asides"]
+__all__ = ["action_words", "ask_spans", "unexplained_words", "without_asides", "without_plain_asides"]

@@ -239,3 +239,32 @@ def test_the_held_out_suite_8_findings() -> None:
 def test_the_median_not_the_mean_is_in_a_summary_that_reports_both(minilm) -> None:  # noqa: ANN001
     c = decided(minilm, "the median of the units column, not the mean", "describe_table")
     assert c.accepted, c.reason
+
+
+def test_file_names_and_plain_asides_name_no_method() -> None:
+    from planexec.coverage_terms import without_names
+    from planexec.coverage_wording import without_plain_asides
+
+    assert without_names("cells in mouse7_d3.tif and /srv/run_members.npy") == "cells in file.tif and file.npy"
+    assert without_plain_asides("cells in layer 5 (GCaMP8m, 25x objective, 256 x 256 px)?") == "cells in layer 5?"
+    assert without_plain_asides("a depth (outliergram)") == "a depth (outliergram)"  # an aside that asks stays
+
+
+@pytest.mark.parametrize(("clause", "action"), [
+    ("Before I reply to the referee, could you look up what the papers say about neuropil coefficients?", "rag_retrieval"),
+    ("segment the mean image by watershed (Otsu mask, a seed per peak)", "segment_watershed"),
+    ("smooth the movie in x, y and t with a Gaussian of σ = 1", "denoise_movie"),
+])
+def test_read_for_what_they_say(minilm, clause: str, action: str) -> None:  # noqa: ANN001
+    c = decided(minilm, clause, action)
+    assert c.accepted, c.reason
+
+
+@pytest.mark.parametrize(("clause", "action"), [
+    ("retrain the cell classifier on my own hand labels", "classify_cells"),
+    ("the mean image, but only from the frames in which the animal sat still", "mean_projection"),
+    ("how many ROIs in total, including those that were classified as non-cells", "count_cells"),
+    ("the average fluorescence of the whole field in every frame, as a time course", "mean_projection"),
+])
+def test_what_the_action_does_not_do_is_refused(minilm, clause: str, action: str) -> None:  # noqa: ANN001
+    assert not decided(minilm, clause, action).accepted

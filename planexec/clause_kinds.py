@@ -46,7 +46,7 @@ _ASK_FORM = re.compile(
     r"wonder\w*|give|show|tell|compute|calculate|count|find|detect|plot|draw|make|get|estimate|measure|list|report|"
     r"summari[sz]e|(?<!\ba )(?<!\bthe )(?<!\bthis )(?<!\bthat )(?<!\beach )(?<!\bshort )(?<!\blong )(?<!photon )run|do|apply|use|fit|test|compare|extract|segment|subtract|correct|register|classify|remove|"
     r"normali[sz]e|convert|export|save|load|read|generate|simulate|look|search|pull|return|send|provide|flag|mark|"
-    r"rank|sort|include|add|put|set|keep|leave|exclude|skip|drop|ignore|overlay|label|align|take|split|group|restrict|"
+    r"rank|sort|include|add|put|set|keep|leave|exclude|skip|drop|ignore|overlay|label|align|take|split|restrict|"
     r"limit|pick|identify|quantify|score|curate|what|which|how|where|when|why|whether|if)\b", re.IGNORECASE)
 """What makes a clause ask: a question mark, a request or modal word, a task verb."""
 _TELLING = re.compile(r"\b(?:is|are|was|were|am|i['’]m|we['’]re|it['’]s|has|have|had|been|being|looks?|seems?)\b|"

@@ -212,13 +212,14 @@ class Judge:
         sees = _asks_to_see(ask, asked)
         unknown = unknown_methods(split_negated(without_purpose(ask))[0], self.vocabulary or library_vocabulary(actions))
         up = self.upstream if self.upstream is not None else upstream_tasks(actions)
-        said = normalise_notation(without_purpose(split_negated(clause)[0]))  # dF/F is one word, as in action_words
+        said = normalise_notation(without_purpose(split_negated(ask)[0]))  # dF/F is one word, as in action_words
         words = [w for w in dict.fromkeys(tokens(said)) if w not in _GENERIC]
         foreign = foreign_words(said)
-        given = set_parameters(said)
+        # numbers are facts wherever they are said: "radius up to 20 px at our zoom. Detect them as blobs"
+        counts = normalise_notation(split_negated(clause)[0])
+        given = set_parameters(normalise_notation(without_purpose(split_negated(clause)[0])))
         per_frame = each_frame(said)
         asks_dff = asks_the_dff(said)
-        counts = normalise_notation(split_negated(clause)[0])  # how many there are is a fact wherever it is said
         out = [self._decide(asked, a, best.get(a.name, 0.0), sees, unknown, up.get(a.name, frozenset()),
                             missed.get(a.name), [w for w in (words if source.get(a.name, text) == text else
                                                              _content_words(source[a.name])) if w not in action_words(a)],

@@ -268,3 +268,18 @@ def test_read_for_what_they_say(minilm, clause: str, action: str) -> None:  # no
 ])
 def test_what_the_action_does_not_do_is_refused(minilm, clause: str, action: str) -> None:  # noqa: ANN001
     assert not decided(minilm, clause, action).accepted
+
+
+def test_the_words_of_the_story_around_the_ask_cost_nothing(minilm) -> None:  # noqa: ANN001
+    """A long request's unsaid words are counted in its asking sentences: the supervisor, last month and Monday
+    are not words the action should have said."""
+    story = ("Our PI was unhappy after last month's vessel mix-up at the group meeting. Could you draw each detected "
+             "cell's outline over the average image, numbered, so we can go through them on Friday?")
+    c = decided(minilm, story, "plot_cells")
+    assert c.accepted, c.reason
+
+
+def test_a_size_said_in_the_story_still_sets_the_parameter(minilm) -> None:  # noqa: ANN001
+    c = decided(minilm, "Our somata are huge, radius around 25 pixels. Could you find them as blobs in the mean image?",
+                "segment_blobs")
+    assert not c.accepted and "parameter" in c.reason

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 # out before its parts ("median absolute deviation" before "median", "median filter" too).
 _LEXICON: list[tuple[str, str, str]] = [
     ("", "", r"min(?:imum)?[ _](?:seed )?distance"),  # a parameter's name, not a statistic
+    ("", "", r"\b(?:median|mean|typical|average|central) behaviou?r\b"),  # how the median curve behaves: no behaviour data
     ("projection", "max_projection", r"max[- ]project\w*"),
     ("projection", "max_projection", r"max(?:imum)?[- ]?(?:intensity )?(?:projection|image|img|frame)"),
     ("projection", "mean_projection", r"(?:mean|average|avg)[- ]?(?:intensity )?(?:projection|image|img|frame)"),

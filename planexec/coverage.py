@@ -123,6 +123,9 @@ _NOUN = re.compile(r"\b(?:cells?|neurons?|traces?|curves?|events?|transients?|sp
                    r"columns?|rows?|tables?|field of view|fov)\b", re.IGNORECASE)
 
 
+_PER_CELL = re.compile(r"\b(?:per|each|every|for each|for every)[\s-]+(?:single\s+)?(?:cell|roi|neuron|soma)s?\b"
+                       r"(?!\s+(?:that|which|who)\b)", re.IGNORECASE)
+"""Something asked per cell ("a max projection for each cell"); "every cell that fired" describes the cells."""
 _ANALYSIS_PARAMETER = re.compile(r"parameter [0-9.e+-]+(?:px|hz|ms|s|um|µm)$")
 
 
@@ -220,10 +223,11 @@ class Judge:
         given = set_parameters(normalise_notation(without_purpose(split_negated(clause)[0])))
         per_frame = each_frame(said)
         asks_dff = asks_the_dff(said)
+        per_cell = bool(_PER_CELL.search(ask))
         out = [self._decide(asked, a, best.get(a.name, 0.0), sees, unknown, up.get(a.name, frozenset()),
                             missed.get(a.name), [w for w in (words if source.get(a.name, text) == text else
                                                              _content_words(source[a.name])) if w not in action_words(a)],
-                            foreign, given, per_frame, argument_problem(counts, a), asks_dff)
+                            foreign, given, per_frame, argument_problem(counts, a), asks_dff, per_cell)
                for a in actions]
         if self.learned is not None and {"unexplained", "foreign"} & set(self.learned.features):
             from planexec.coverage_wording import unexplained_words
@@ -238,7 +242,7 @@ class Judge:
                 unknown: Sequence[str] = (), upstream: frozenset[str] = frozenset(),
                 near_miss: tuple[float, NotServed] | None = None, unsaid: Sequence[str] = (),
                 foreign: Sequence[str] = (), given: Sequence[tuple[str, float]] = (), per_frame: bool = False,
-                problem: str | None = None, asks_dff: bool = False) -> Candidate:
+                problem: str | None = None, asks_dff: bool = False, per_cell: bool = False) -> Candidate:
         have = with_upstream(named(action), upstream, asked, bool(action.outputs) and outputs_count(action))
         if per_frame:
             have = per_frame_too(have, action)
@@ -273,6 +277,8 @@ class Judge:
         if unsaid and not ok and "below" in reason:
             reason += f"; words it never says: {', '.join(unsaid)}"
         unnamed = sorted(asked.objects - have.objects) if self.check_objects else []
+        if unnamed == ["cell"] and have.objects == {"image"} and not per_cell:
+            unnamed = []  # "so the dim cells show up": cells are what an image of the movie shows, unless asked per cell
         vetoes = [(kind, why) for kind, why, applies in (
             ("conflict", reason, bool(terms.conflicts)),
             ("unknown method", f"names {', '.join(unknown)}, which no tool or capability here does", bool(unknown)),

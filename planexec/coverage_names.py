@@ -34,7 +34,7 @@ _PLAIN = frozenset("please could can would will may might should i i'll i'd i'm 
                    "dear also just so then now here there this that these those it its what which how when where why "
                    "who quick monday tuesday wednesday thursday friday saturday sunday january february march april "
                    "june july august september october november december".split())
-_PREPARATION = re.compile(r"^(?:j?gcamp\w*|j?rgeco\w*|r?camp\d\w*|thy1\S*|ogb\S*|cal-?\d+\w*|[vsma][1-5]|ca[1-3]|"
+_PREPARATION = re.compile(r"^(?:j?gcamp\w*|j?rgeco\w*|r?camp\d\w*|[678][fsm]|thy1\S*|ogb\S*|cal-?\d+\w*|[vsma][1-5]|ca[1-3]|"
                           r"l[1-6]|ai\d+\w*|\w+-cre|cre|dg|[mdv]?pfc|acc|lgn|olfactory|[123]p|ofc|rsc|ppc|vta|nac|bla|mec|lec|sc|m[12]|a1|v2)$", re.IGNORECASE)
 _QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"|“[^”]*”")
 # How the data was acquired, in parentheses ("(GCaMP6s, 30 Hz, 16x Nikon)") or as a source ("a Nikon scope",

@@ -78,8 +78,10 @@ _PURPOSE = re.compile(r"\b(?:(?:to|in order to)\s+(?:find|spot|see|locate|identi
                       r"so (?:that )?(?:i|we|you) can|so (?:that )?(?:\w+\s+){1,5}?(?:can|could|will|does|doesn'?t|don'?t|"
                       r"won'?t|pops?|stands?)\b|\b(?:that |which )?(?:i|we) (?:can|could) (?:test|try|use|run|check)\b)\b.*$",
                       re.IGNORECASE)
-_BEFORE_WE = re.compile(r"\bbefore (?:i|we|you|they) [^,.;:?!]*", re.IGNORECASE)
-"""What the writer does next ("Before I argue with the reviewer, could you look up..."): up to the next punctuation."""
+_BEFORE_WE = re.compile(r"\bbefore (?:i|we|you|they) [^,.;:?!]*|"
+                        r"\b(?:i|we)(?:['’]ll| will| are going to| plan to| intend to)\b[^.;:?!]*", re.IGNORECASE)
+"""What the writer does next or plans ("Before I argue with the reviewer, could you look up...", "we'll test that
+across animals later"): up to the next punctuation."""
 _SPAN = re.compile(r"\b(?:over|across|during|throughout)\s+(?:the\s+)?(?:whole\s+|entire\s+)?"
                    r"(?:recording|movie|session|acquisition)\b", re.IGNORECASE)
 

@@ -63,3 +63,10 @@ def test_the_asking_sentences_of_a_long_clause() -> None:
     # an instruction without a modal still asks
     kept = "Watershed the mean image. Our somata are big, so put seeds 12 px apart."
     assert asking_part(kept) == kept
+
+
+def test_a_relative_which_asks_nothing_and_what_i_am_after_asks() -> None:
+    told = "Our tech checked each ROI by eye, which took a week. Can the pipeline label every ROI cell or not?"
+    assert asking_part(told) == "Can the pipeline label every ROI cell or not?"
+    wanted = "We imaged two lines. The decay times per event are what we're after."
+    assert asking_part(wanted) == "The decay times per event are what we're after."

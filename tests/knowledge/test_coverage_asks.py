@@ -283,3 +283,22 @@ def test_a_size_said_in_the_story_still_sets_the_parameter(minilm) -> None:  # n
     c = decided(minilm, "Our somata are huge, radius around 25 pixels. Could you find them as blobs in the mean image?",
                 "segment_blobs")
     assert not c.accepted and "parameter" in c.reason
+
+
+@pytest.mark.parametrize(("clause", "action"), [
+    # cells are what an image of the whole movie shows
+    ("one image of each pixel's brightest value over the session, so every cell that ever fired is visible",
+     "max_projection"),
+    # what the writer plans next, and the behaviour of a median curve, ask nothing
+    ("Could you make the time-averaged image? We'll use it next month to compare sessions across days.", "mean_projection"),
+    ("write up the ensemble's uncertainty in prose: median behaviour, band widths and outliers",
+     "generate_uncertainty_report"),
+    ("rise and half-decay times of the transients, comparing 8s with 6f", "event_kinetics"),  # indicator variants
+])
+def test_context_that_asks_nothing_more(minilm, clause: str, action: str) -> None:  # noqa: ANN001
+    c = decided(minilm, clause, action)
+    assert c.accepted, c.reason
+
+
+def test_an_image_per_cell_is_still_not_a_projection(minilm) -> None:  # noqa: ANN001
+    assert not decided(minilm, "a separate max projection for each cell", "max_projection").accepted

@@ -138,6 +138,16 @@ _LEXICON: list[tuple[str, str, str]] = [
                            r"\bincluding (?:the )?(?:rejected|junk|non-?cell)"),
     ("scope", "per_pixel", r"\b(?:per|each|every|for each|for every)(?: single)? pixels?\b|\bpixel[- ]?wise\b|\bpixel[- ]by[- ]pixel\b"),
     ("scope", "rotation", r"\brotat\w*"),  # registration here shifts frames; it does not turn them
+    # one pixel's time course as the seed of a map, or the trace of one pixel: the maps here compare neighbours
+    ("scope", "seed_pixel", r"\bseed[- ]pixel\b|\b(?:the|a|one) (?:single )?pixel (?:at|i clicked|we clicked|you clicked)\b|"
+                            r"\bpixel at (?:its|the) cent(?:re|er)\b"),
+    # a reference the user gives: registration here builds its own template from the movie
+    ("scope", "given_reference", r"\b(?:to|on|onto|against|with) (?:the )?(?:very )?(?:first|last|\d+(?:st|nd|rd|th)) frame\b|"
+                                 r"\bframe 0\b|\btemplate (?:image )?from (?:day|session|another|a different)|"
+                                 r"\b(?:to|against|onto) (?:a|the|our|my) (?:own |fixed |external )?template (?:from|of|i|we)\b"),
+    # when each pixel peaked, as a map: projections here keep values, not times
+    ("measure", "peak_time_map", r"\bframe (?:number|index) (?:at which|where|when|of (?:its|the) (?:peak|maximum))|"
+                                 r"\bwhen each pixel (?:was|is|reache?s?|peak)|\btime (?:at which|when) (?:each|every) pixel"),
     # sizes in physical units need a pixel size no action reads
     ("measure", "physical_units", r"µm²|um²|µm\^?2|um\^?2|square micro\w*|\bin (?:µm|um|microns?|micrometers?)\b"),
     ("scope", "axial", r"\baxial\b|\bz[- ]?(?:motion|drift|shifts?|movement)\b|\(z\)"),

@@ -76,7 +76,8 @@ _DOING = ("task", "action")
 _PURPOSE = re.compile(r"\b(?:(?:to|in order to)\s+(?:find|spot|see|locate|identify|reveal|highlight|try|test|check)|"
                       r"(?:it|this|that)['’]?s for\b|(?:to|so|want to|plan to|going to)\b[^.?!;]*\blater\b|"
                       r"so (?:that )?(?:i|we|you) can|so (?:that )?(?:\w+\s+){1,5}?(?:can|could|will|does|doesn'?t|don'?t|"
-                      r"won'?t|pops?|stands?)\b|\b(?:that |which )?(?:i|we) (?:can|could) (?:test|try|use|run|check)\b)\b.*$",
+                      r"won'?t|pops?|stands?)\b|\b(?:that |which )?(?:i|we) (?:can|could) (?:test|try|use|run|check)\b)\b"
+                      r"(?:[^.?!]|\.(?=\d))*",  # to the end of its sentence: the ask may follow
                       re.IGNORECASE)
 _BEFORE_WE = re.compile(r"\bbefore (?:i|we|you|they) [^,.;:?!]*|"
                         r"\b(?:i|we)(?:['’]ll| will| are going to| plan to| intend to)\b[^.;:?!]*", re.IGNORECASE)

@@ -302,3 +302,21 @@ def test_context_that_asks_nothing_more(minilm, clause: str, action: str) -> Non
 
 def test_an_image_per_cell_is_still_not_a_projection(minilm) -> None:  # noqa: ANN001
     assert not decided(minilm, "a separate max projection for each cell", "max_projection").accepted
+
+
+@pytest.mark.parametrize(("clause", "action"), [
+    ("a map of how every pixel correlates with the seed pixel at (12, 60)", "correlation_image"),
+    ("register every frame to the first frame of the movie", "register_motion"),
+    ("an image holding, for each pixel, the frame number at which it peaked", "max_projection"),
+])
+def test_a_seed_pixel_a_given_reference_or_a_time_map_is_not_done(minilm, clause: str, action: str) -> None:  # noqa: ANN001
+    c = decided(minilm, clause, action)
+    assert not c.accepted and "conflict" in c.vetoes, c.reason
+
+
+def test_a_purpose_ends_with_its_sentence(minilm) -> None:  # noqa: ANN001
+    from planexec.coverage_terms import without_purpose
+
+    text = "I want to test the ranking code on fake data. Simulate 40 gaussian curves with 3 outliers."
+    assert "Simulate 40 gaussian curves" in without_purpose(text)
+    assert decided(minilm, text, "generate_ensemble_curves").accepted

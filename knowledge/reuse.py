@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 _LEXICON: list[tuple[str, str, str]] = [
     ("", "", r"min(?:imum)?[ _](?:seed )?distance"),  # a parameter's name, not a statistic
     ("", "", r"\b(?:median|mean|typical|average|central) behaviou?r\b"),  # how the median curve behaves: no behaviour data
+    # what a decision is made from ("label each ROI from its skewness, event rate and shape"), not a result asked
+    ("", "", r"\b(?:from|by|on|using|based on|judged on|according to) (?:its |their |the |each roi['’]s )?(?:trace |traces['’] )?skew(?:ness)?\b"),
     ("projection", "max_projection", r"max[- ]project\w*"),
     ("projection", "max_projection", r"max(?:imum)?[- ]?(?:intensity )?(?:projection|image|img|frame)"),
     ("projection", "mean_projection", r"(?:mean|average|avg)[- ]?(?:intensity )?(?:projection|image|img|frame)"),
@@ -184,7 +186,8 @@ _LEXICON: list[tuple[str, str, str]] = [
     ("object", "mean_trace", r"(?:mean|average|population)[- ](?:fluorescence )?(?:trace|time course|signal)s?"),
     # "the biggest single revenue figure" is a number
     ("action", "plot", r"\bplot\w*|\bdraw\w*(?! (?:a |an |some |\d+ )?(?:\w+ ){0,2}samples?\b)|visuali[sz]\w*|(?<!single )(?<!revenue )(?<!sales )(?<!headline )(?<!cost )"
-                       r"(?<!price )\bfigures?\b(?! (?:of|for) (?:revenue|sales|units|cost|price)\b)|\boverlay\w*|\bcharts?\b|\bpanels?\b|\bdiagrams?\b"),
+                       r"(?<!price )\bfigures?\b(?! (?:of|for) (?:revenue|sales|units|cost|price)\b)|\boverlay\w*|\bcharts?\b|\bpanels?\b|\bdiagrams?\b|"
+                       r"\bgraph(?:s|ed|ing)?\b|\bfigs?\b"),
     ("action", "save", r"\bsav(?:e|es|ing)\b|\bexport(?:s|ing)?\b(?= (?:it|them|this|that|these|those|the|to|as|into|a|an|each|every|all)\b)|\bwrite (?:\w+ )*?(?:to|into) (?:a |the )?(?:\w+ )?(?:file|disk|csv)"),
     # "already loaded" says where the data is; "I'd like to read what the papers say" is the writer reading
     ("action", "load", r"(?<!already )\bload(?!ed\b)\w*(?! of\b)|(?<!like to )(?<!want to )(?<!\bi )(?<!\bwe )(?<!['’]ve )(?<!\bhave )(?<!\bhad )\bread\b(?! out\b)|\bopen\b"),

@@ -247,6 +247,8 @@ class Judge:
         if per_frame:
             have = per_frame_too(have, action)
         terms = compare_terms(counted(asked, action, have).terms, have.terms)
+        if "table" in have.objects:  # a table's columns may hold anything: lick latency, running speed, genotype
+            terms = dataclasses.replace(terms, conflicts=[c for c in terms.conflicts if not c.startswith("measure: asks external")])
         unspecified = [u for u in terms.unspecified
                        # a number given to a tool with numeric parameters is an argument, not a specific
                        if not (action.numeric_args and u.startswith("parameter"))

@@ -99,7 +99,7 @@ _OCCASION = re.compile(r"\bfor (?:the|my|our|a|an) (?:\w+ )?(?:paper|lab meeting
                        r"\bfor (?:my|our) (?:\w+ )?(?:table|spreadsheet|notes|records|lab ?book|notebook|slides?)\b", re.IGNORECASE)
 """What a result is for ("for the paper", "for my thesis figure") is not an object worked on or a figure asked."""
 _ACQUISITION = re.compile(r"\b(?:frame|sampling|acquisition|imaging|scan) rate\b|"
-                          r"\b(?:recording|movie|session|video|data|stack)s? (?:is|was|are|were) (?:\w+ )?(?:at|@)?\s*"
+                          r"\b(?:recording|movie|session|video|data|stack)s? (?:(?:is|was|are|were) (?:\w+ )?)?(?:at|@)?\s*"
                           r"\d+(?:\.\d+)?\s*(?:hz|fps)\b|\b(?:imaged|recorded|acquired|sampled)\b|\b(?:we|i) (?:image|record|acquire|sample) at\b|"
                           r"\b(?:in|from) (?:this|the|our|my) (?:[\w/-]+ ){0,3}(?:recording|session|video|movie|stack|data ?set)\b|"
                           r"\b\d+(?:\.\d+)?[- ](?:minute|min|second|sec|s|hour|h)(?:[- ]long)?[- ](?:\w+ )?(?:recording|movie|session|"

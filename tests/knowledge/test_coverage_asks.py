@@ -320,3 +320,15 @@ def test_a_purpose_ends_with_its_sentence(minilm) -> None:  # noqa: ANN001
     text = "I want to test the ranking code on fake data. Simulate 40 gaussian curves with 3 outliers."
     assert "Simulate 40 gaussian curves" in without_purpose(text)
     assert decided(minilm, text, "generate_ensemble_curves").accepted
+
+
+@pytest.mark.parametrize(("clause", "action"), [
+    ("label every ROI as soma or not from its trace skewness, size and compactness", "classify_cells"),
+    ("an overview of our behaviour.csv (reward count, lick latency, one row per trial): rows, columns, basic stats",
+     "describe_table"),
+    ("graph the dF/F of the cells with dots on the events", "plot_traces"),
+    ("a time-varying F0 per ROI over a 10 s window, movie at 15 Hz", "baseline_running"),
+])
+def test_what_a_decision_reads_a_tables_columns_and_a_graph(minilm, clause: str, action: str) -> None:  # noqa: ANN001
+    c = decided(minilm, clause, action)
+    assert c.accepted, c.reason

@@ -50,7 +50,8 @@ _ASK_FORM = re.compile(
     r"limit|pick|identify|quantify|score|curate|what|which|how|where|when|why|whether|if)\b", re.IGNORECASE)
 """What makes a clause ask: a question mark, a request or modal word, a task verb."""
 _TELLING = re.compile(r"\b(?:is|are|was|were|am|i['’]m|we['’]re|it['’]s|has|have|had|been|being|looks?|seems?)\b|"
-                      r"^\s*(?:hello|hi|hey|dear|good (?:morning|afternoon|evening)|thanks|thank you|cheers|best)\b",
+                      r"^\s*(?:hello|hi|hey|dear|good (?:morning|afternoon|evening)|(?:many )?thanks|thank you|cheers|best|much appreciated|"
+                      r"(?:kind |best |warm )?regards|sincerely|all the best)\b",
                       re.IGNORECASE)
 
 
@@ -91,6 +92,15 @@ def asking_part(clause: str) -> str:
     return " ".join(asking) if asking and len(asking) < len(sentences) else clause
 
 
+def the_ask(clause: str) -> str:
+    """What a clause asks, to read its specifics from: its asking sentences, names in quotes and file names
+    reduced, asides in parentheses that name no method left out."""
+    from planexec.coverage_terms import without_names
+    from planexec.coverage_wording import without_plain_asides
+
+    return without_plain_asides(without_names(asking_part(clause)))
+
+
 _SETTING = re.compile(r"(?<![/\w.])\d+(?:\.\d+)?\s*(?:%|st|nd|rd|th|px|pixels?|frames?|s|ms|sec\w*|min\w*|hz|fps|µm|um|sds?)?"
                       r"(?![/\w])", re.IGNORECASE)
 """A number that could set something ("the 20th percentile", "3 SD", "30 Hz"); "layer 2/3" or "GCaMP6f" set nothing."""
@@ -124,4 +134,4 @@ def states_parameters(clause: str) -> dict[str, float]:
 
 
 __all__ = ["answer_form_only", "asking_part", "asks_sources", "asks_the_dff", "only_a_rate", "states_parameters",
-           "tells_only"]
+           "tells_only", "the_ask"]

@@ -29,6 +29,7 @@ from planexec.clause_kinds import (
     asks_the_dff,
     states_parameters,
     tells_only,
+    the_ask,
 )
 from planexec.coverage_actions import (
     NEAR_MISS_MARGINS,
@@ -66,7 +67,7 @@ from planexec.coverage_terms import (
     without_purpose,
     worked_on,
 )
-from planexec.coverage_wording import action_words, ask_spans, without_plain_asides
+from planexec.coverage_wording import action_words, ask_spans
 from planexec.knowledge.reuse import ReusePolicy, compare_terms, normalise_notation
 from planexec.similarity import Scorer, tokens
 
@@ -208,7 +209,7 @@ class Judge:
                     best[a.name], source[a.name] = float(s), span
         margin = NEAR_MISS_MARGINS.get(self.scorer.name)  # none for keywords: no near-miss rule
         missed = closest_misses(self.scorer, text, actions, best, margin) if margin is not None else {}
-        ask = without_plain_asides(without_names(asking_part(clause)))  # the clause's own specifics: its asking sentences
+        ask = the_ask(clause)  # the clause's own specifics, from its asking sentences
         asked = Named.of(without_purpose(ask))
         on = worked_on(split_negated(without_names(asking_part(text)))[0])
         asked = dataclasses.replace(asked, objects=on | foreign_files(text))

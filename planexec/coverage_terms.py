@@ -102,6 +102,9 @@ _ACQUISITION = re.compile(r"\b(?:frame|sampling|acquisition|imaging|scan) rate\b
                           r"\b(?:recording|movie|session|video|data|stack)s? (?:(?:is|was|are|were) (?:\w+ )?)?(?:at|@)?\s*"
                           r"\d+(?:\.\d+)?\s*(?:hz|fps)\b|\b(?:imaged|recorded|acquired|sampled)\b|\b(?:we|i) (?:image|record|acquire|sample) at\b|"
                           r"\b(?:in|from) (?:this|the|our|my) (?:[\w/-]+ ){0,3}(?:recording|session|video|movie|stack|data ?set)\b|"
+                          # "the transients in every cell of this recording": the recording given, where the cells are
+                          r"(?:(?<=cell )|(?<=cells )|(?<=neuron )|(?<=neurons )|(?<=roi )|(?<=rois ))of (?:this|our|my) "
+                          r"(?:[\w/-]+ ){0,3}(?:recording|session|video|movie|stack|data ?set)\b|"
                           r"\b\d+(?:\.\d+)?[- ](?:minute|min|second|sec|s|hour|h)(?:[- ]long)?[- ](?:\w+ )?(?:recording|movie|session|"
                           r"video|sweep|acquisition)\b", re.IGNORECASE)
 """How the data was acquired ("the recording is 15 Hz", "a 10-minute session") describes the input: not an object."""

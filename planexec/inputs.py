@@ -94,15 +94,25 @@ def argument_words(name: str) -> list[str]:
     return [w for w in name.lower().split("_") if w not in ("n", "num", "number", "of")]
 
 
-_NUMBER_WORDS = ("two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
-                 "seventeen eighteen nineteen twenty").split()
+_UNITS = "two three four five six seven eight nine".split()
+_TEENS = "ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen".split()
+_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
 # "one" is left out: "one curve per row" says how the file is laid out, not how many
-_NUMBER_WORD = re.compile(r"\b(?:" + "|".join(_NUMBER_WORDS) + r")\b")
+_NUMBER_WORD = re.compile(r"\b(?:(" + "|".join(_TENS) + r")(?:[- ](one|" + "|".join(_UNITS) + r"))?|("
+                          + "|".join(_TEENS + _UNITS) + r"))\b")
+
+
+def _number_word(m: re.Match[str]) -> str:
+    """'twenty-one' -> '21', 'sixty' -> '60', 'seven' -> '7'."""
+    tens, unit, alone = m.groups()
+    if alone:
+        return str((_UNITS.index(alone) + 2) if alone in _UNITS else _TEENS.index(alone) + 10)
+    return str(20 + 10 * _TENS.index(tens) + (0 if not unit else 1 if unit == "one" else _UNITS.index(unit) + 2))
 
 
 def number_near(words: list[str], text: str) -> float | None:
     """A number written right before or after one of the argument's words ('30 curves', 'seed 7')."""
-    low = _NUMBER_WORD.sub(lambda m: str(_NUMBER_WORDS.index(m.group(0)) + 2), text.lower())  # "three" -> 3
+    low = _NUMBER_WORD.sub(_number_word, text.lower())  # "forty-five curves" -> "45 curves"
     for w in words:
         stem = re.escape(w.rstrip("s"))
         # adjacent forms first, so "30 curves with seed 7" gives seed 7, not 30

@@ -111,9 +111,11 @@ def goal_verdict(step: PlanStep, output: ToolOutput, names: dict[str, Any],
     if not step.serves:
         return None
     names = answers(step, output, names)
+    from planexec.clause_kinds import the_ask
+    from planexec.coverage_terms import without_purpose
     from planexec.knowledge.reuse import extract_terms
 
-    asked = extract_terms(step.serves).groups
+    asked = extract_terms(without_purpose(the_ask(step.serves))).groups  # "for a methods figure" asks no figure
     actions = asked.get("action", frozenset())
     files = [a for a in output.artifacts if isinstance(a, str)]
     if "plot" in actions and not any(f.lower().endswith(_FIGURE_FILES) for f in files):

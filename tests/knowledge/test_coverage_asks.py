@@ -332,3 +332,19 @@ def test_a_purpose_ends_with_its_sentence(minilm) -> None:  # noqa: ANN001
 def test_what_a_decision_reads_a_tables_columns_and_a_graph(minilm, clause: str, action: str) -> None:  # noqa: ANN001
     c = decided(minilm, clause, action)
     assert c.accepted, c.reason
+
+
+def test_the_held_out_suite_9_findings() -> None:
+    """Found by requests_heldout9's one blind run: counts in words past twenty, sign-offs, and an occasion that names
+    a figure ("for a methods figure") read by the step's verification as a figure asked."""
+    from planexec.clause_kinds import the_ask
+    from planexec.coverage_terms import without_purpose
+    from planexec.inputs import number_near
+
+    assert number_near(["curves"], "make sixty linear ramp curves") == 60
+    assert number_near(["seed"], "with seed twenty-one") == 21
+    assert number_near(["curves"], "forty-five gaussian curves") == 45
+    assert tells_only("Much appreciated") and tells_only("Many thanks in advance, Marta (postdoc, imaging group)")
+    asked = extract_terms(without_purpose(the_ask("For a methods figure I need a toy ensemble of 45 curves"))).groups
+    assert "plot" not in asked.get("action", frozenset())
+    assert worked_on("the transients in every cell of this recording") == {"event", "cell"}

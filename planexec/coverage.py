@@ -37,6 +37,7 @@ from planexec.coverage_actions import (
     argument_problem,
     closest_misses,
     counted,
+    in_a_table,
     named,
     outputs_count,
     per_frame_too,
@@ -247,9 +248,7 @@ class Judge:
         have = with_upstream(named(action), upstream, asked, bool(action.outputs) and outputs_count(action))
         if per_frame:
             have = per_frame_too(have, action)
-        terms = compare_terms(counted(asked, action, have).terms, have.terms)
-        if "table" in have.objects:  # a table's columns may hold anything: lick latency, running speed, genotype
-            terms = dataclasses.replace(terms, conflicts=[c for c in terms.conflicts if not c.startswith("measure: asks external")])
+        terms = compare_terms(in_a_table(counted(asked, action, have), have).terms, have.terms)
         unspecified = [u for u in terms.unspecified
                        # a number given to a tool with numeric parameters is an argument, not a specific
                        if not (action.numeric_args and u.startswith("parameter"))

@@ -115,6 +115,18 @@ def counted(asked: Named, action: Action, have: Named) -> Named:
     return dataclasses.replace(asked, terms=dataclasses.replace(asked.terms, groups=groups))
 
 
+def in_a_table(asked: Named, have: Named) -> Named:
+    """Against an action on tables, an external variable (lick latency, running speed, genotype) is one more column:
+    a table's columns may hold anything."""
+    measures = asked.terms.groups.get("measure", frozenset())
+    if "table" not in have.objects or "external" not in measures:
+        return asked
+    groups = {g: v for g, v in asked.terms.groups.items() if g != "measure"}
+    if measures - {"external"}:
+        groups["measure"] = measures - {"external"}
+    return dataclasses.replace(asked, terms=dataclasses.replace(asked.terms, groups=groups))
+
+
 def upstream_tasks(actions: Sequence[Action]) -> dict[str, frozenset[str]]:
     """The tasks that make each action's inputs: "how many ROIs did segmentation find" names segmentation as
     where the cells came from, which the plan runs before the counter, not as a task the counter must do."""

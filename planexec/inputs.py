@@ -94,20 +94,20 @@ def argument_words(name: str) -> list[str]:
     return [w for w in name.lower().split("_") if w not in ("n", "num", "number", "of")]
 
 
-_UNITS = "two three four five six seven eight nine".split()
+_ONES = "two three four five six seven eight nine".split()
 _TEENS = "ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen".split()
 _TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
 # "one" is left out: "one curve per row" says how the file is laid out, not how many
-_NUMBER_WORD = re.compile(r"\b(?:(" + "|".join(_TENS) + r")(?:[- ](one|" + "|".join(_UNITS) + r"))?|("
-                          + "|".join(_TEENS + _UNITS) + r"))\b")
+_NUMBER_WORD = re.compile(r"\b(?:(" + "|".join(_TENS) + r")(?:[- ](one|" + "|".join(_ONES) + r"))?|("
+                          + "|".join(_TEENS + _ONES) + r"))\b")
 
 
 def _number_word(m: re.Match[str]) -> str:
     """'twenty-one' -> '21', 'sixty' -> '60', 'seven' -> '7'."""
     tens, unit, alone = m.groups()
     if alone:
-        return str((_UNITS.index(alone) + 2) if alone in _UNITS else _TEENS.index(alone) + 10)
-    return str(20 + 10 * _TENS.index(tens) + (0 if not unit else 1 if unit == "one" else _UNITS.index(unit) + 2))
+        return str((_ONES.index(alone) + 2) if alone in _ONES else _TEENS.index(alone) + 10)
+    return str(20 + 10 * _TENS.index(tens) + (0 if not unit else 1 if unit == "one" else _ONES.index(unit) + 2))
 
 
 def number_near(words: list[str], text: str) -> float | None:

@@ -91,6 +91,15 @@ def asking_part(clause: str) -> str:
     return " ".join(asking) if asking and len(asking) < len(sentences) else clause
 
 
+_PER_CELL = re.compile(r"\b(?:per|each|every|for each|for every)[\s-]+(?:single\s+)?(?:cell|roi|neuron|soma)s?\b"
+                       r"(?!\s+(?:that|which|who)\b)", re.IGNORECASE)
+
+
+def asks_per_cell(text: str) -> bool:
+    """Whether something is asked per cell ("a max projection for each cell"); "every cell that fired" describes them."""
+    return bool(_PER_CELL.search(text))
+
+
 def the_ask(clause: str) -> str:
     """What a clause asks, to read its specifics from: its asking sentences, names in quotes and file names
     reduced, asides in parentheses that name no method left out."""
@@ -132,5 +141,5 @@ def states_parameters(clause: str) -> dict[str, float]:
     return from_request(clause)
 
 
-__all__ = ["answer_form_only", "asking_part", "asks_sources", "asks_the_dff", "only_a_rate", "states_parameters",
+__all__ = ["answer_form_only", "asking_part", "asks_per_cell", "asks_sources", "asks_the_dff", "only_a_rate", "states_parameters",
            "tells_only", "the_ask"]

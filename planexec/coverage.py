@@ -25,6 +25,7 @@ from planexec.actions import Action, split_clauses
 from planexec.clause_kinds import (
     answer_form_only,
     asking_part,
+    asks_per_cell,
     asks_sources,
     asks_the_dff,
     states_parameters,
@@ -37,7 +38,9 @@ from planexec.coverage_actions import (
     argument_problem,
     closest_misses,
     counted,
+    figure_only,
     in_a_table,
+    makes_figure,
     named,
     outputs_count,
     per_frame_too,
@@ -125,14 +128,7 @@ _NOUN = re.compile(r"\b(?:cells?|neurons?|traces?|curves?|events?|transients?|sp
                    r"columns?|rows?|tables?|field of view|fov)\b", re.IGNORECASE)
 
 
-_PER_CELL = re.compile(r"\b(?:per|each|every|for each|for every)[\s-]+(?:single\s+)?(?:cell|roi|neuron|soma)s?\b"
-                       r"(?!\s+(?:that|which|who)\b)", re.IGNORECASE)
-"""Something asked per cell ("a max projection for each cell"); "every cell that fired" describes the cells."""
 _ANALYSIS_PARAMETER = re.compile(r"parameter [0-9.e+-]+(?:px|hz|ms|s|um|µm)$")
-
-
-def _produces_figure_only(action: Action) -> bool:
-    return bool(action.outputs) and all(o.startswith("fig") for o in action.outputs)
 
 
 _STRICT_HERE = ("comparison ", "fit ", "test ", "statistic count")
@@ -150,10 +146,6 @@ def _asks_to_see(clause: str, asked: Named) -> bool:
         return True
     return (bool(_SEE.search(clause)) and not any(g in asked.terms.groups for g in _RESULT_GROUPS)
             and "paper" not in asked.objects)  # "show me the relevant passages" asks for text
-
-
-def _makes_figure(action: Action) -> bool:
-    return action.type == "vis" or any(o.startswith("fig") for o in action.outputs)
 
 
 @dataclass(frozen=True)
@@ -225,7 +217,7 @@ class Judge:
         given = set_parameters(normalise_notation(without_purpose(split_negated(clause)[0])))
         per_frame = each_frame(said)
         asks_dff = asks_the_dff(said)
-        per_cell = bool(_PER_CELL.search(ask))
+        per_cell = asks_per_cell(ask)
         out = [self._decide(asked, a, best.get(a.name, 0.0), sees, unknown, up.get(a.name, frozenset()),
                             missed.get(a.name), [w for w in (words if source.get(a.name, text) == text else
                                                              _content_words(source[a.name])) if w not in action_words(a)],
@@ -296,8 +288,8 @@ class Judge:
              f"works on {', '.join(sorted(have.objects)) or 'other things'}, not {', '.join(unnamed)}",
              bool(unnamed) and not ("paper" in have.objects and "paper" in asked.objects)),
             ("figure only", "only draws a figure; the clause asks for a result",
-             _produces_figure_only(action) and (no_plot or not (wants_plot or sees))),
-            ("no figure", "makes no figure; the clause asks for one", wants_plot and not _makes_figure(action)),
+             figure_only(action) and (no_plot or not (wants_plot or sees))),
+            ("no figure", "makes no figure; the clause asks for one", wants_plot and not makes_figure(action)),
             ("near miss", f'closest to "{near_miss[1].text}", which it does not serve ({near_miss[1].why})'
              if near_miss else "", near_miss is not None),
         ) if applies]

@@ -115,6 +115,16 @@ def counted(asked: Named, action: Action, have: Named) -> Named:
     return dataclasses.replace(asked, terms=dataclasses.replace(asked.terms, groups=groups))
 
 
+def figure_only(action: Action) -> bool:
+    """Whether every output of the action is a figure."""
+    return bool(action.outputs) and all(o.startswith("fig") for o in action.outputs)
+
+
+def makes_figure(action: Action) -> bool:
+    """Whether the action draws a figure (a visualisation tool, or a figure among its outputs)."""
+    return action.type == "vis" or any(o.startswith("fig") for o in action.outputs)
+
+
 def in_a_table(asked: Named, have: Named) -> Named:
     """Against an action on tables, an external variable (lick latency, running speed, genotype) is one more column:
     a table's columns may hold anything."""
@@ -233,5 +243,6 @@ def prefer_default(clause: str, cands: list[Candidate], actions: Sequence[Action
     return cands
 
 
-__all__ = ["NEAR_MISS_ALONE", "NEAR_MISS_MARGINS", "UNSAID_PENALTIES", "argument_problem", "card_of", "closest_misses", "counted", "distinguishing", "named",
+__all__ = ["NEAR_MISS_ALONE", "NEAR_MISS_MARGINS", "UNSAID_PENALTIES", "argument_problem", "card_of", "closest_misses", "counted", "distinguishing", "figure_only",
+           "in_a_table", "makes_figure", "named",
            "near_misses", "outputs_count", "per_frame_too", "phrasings", "prefer_default", "untaken_parameters", "tool_phrasings", "upstream_tasks", "with_upstream"]

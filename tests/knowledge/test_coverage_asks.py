@@ -176,18 +176,6 @@ def test_loading_and_ordering_is_more_than_naming_the_input(minilm) -> None:  # 
     assert "compute_functional_boxplot_statistics" in served.values(), served
 
 
-@pytest.mark.parametrize(("clause", "action"), [
-    # the story around the ask names segmentation, events and cells; the ask is what is served
-    ("The segmentation merged a few somata yesterday. Could you make the neighbourhood correlation image of the movie?",
-     "correlation_image"),
-    ("We ran the event detection already and it looked fine. Could you average the movie over time into one image?",
-     "mean_projection"),
-])
-def test_what_the_telling_sentences_name_vetoes_nothing(minilm, clause: str, action: str) -> None:  # noqa: ANN001
-    c = decided(minilm, clause, action)
-    assert c.accepted, c.reason
-
-
 @pytest.mark.parametrize(("clause", "action", "veto"), [
     ("The runs came from our old pipeline as sims.mat. Could you load the curves?", "load_curves", "objects"),
     ("We have 95 neurons here. Stack the dF/F traces of every one of the 95 neurons in a figure.", "plot_traces",
@@ -204,16 +192,6 @@ def test_specifics_the_action_lacks_are_vetoed(minilm, clause: str, action: str,
 
 def test_a_count_within_the_figures_limit_is_drawn(minilm) -> None:  # noqa: ANN001
     assert decided(minilm, "plot the dF/F traces of our 12 neurons stacked, with the events", "plot_traces").accepted
-
-
-@pytest.mark.parametrize(("clause", "action"), [
-    ("the mean and range of the 'transients' column of results.csv", "describe_table"),  # a name in quotes
-    ("segment every soma, also the dim ones that almost never fire", "segment_cells"),  # how the cells behave
-    ("read out each segmented cell's fluorescence over time from the movie", "extract_traces"),  # read out: extract
-])
-def test_names_descriptions_and_phrasal_verbs_ask_nothing_more(minilm, clause: str, action: str) -> None:  # noqa: ANN001
-    c = decided(minilm, clause, action)
-    assert c.accepted, c.reason
 
 
 def test_a_possessive_is_no_quoted_name() -> None:
@@ -251,16 +229,6 @@ def test_file_names_and_plain_asides_name_no_method() -> None:
 
 
 @pytest.mark.parametrize(("clause", "action"), [
-    ("Before I reply to the referee, could you look up what the papers say about neuropil coefficients?", "rag_retrieval"),
-    ("segment the mean image by watershed (Otsu mask, a seed per peak)", "segment_watershed"),
-    ("smooth the movie in x, y and t with a Gaussian of σ = 1", "denoise_movie"),
-])
-def test_read_for_what_they_say(minilm, clause: str, action: str) -> None:  # noqa: ANN001
-    c = decided(minilm, clause, action)
-    assert c.accepted, c.reason
-
-
-@pytest.mark.parametrize(("clause", "action"), [
     ("retrain the cell classifier on my own hand labels", "classify_cells"),
     ("the mean image, but only from the frames in which the animal sat still", "mean_projection"),
     ("how many ROIs in total, including those that were classified as non-cells", "count_cells"),
@@ -285,21 +253,6 @@ def test_a_size_said_in_the_story_still_sets_the_parameter(minilm) -> None:  # n
     assert not c.accepted and "parameter" in c.reason
 
 
-@pytest.mark.parametrize(("clause", "action"), [
-    # cells are what an image of the whole movie shows
-    ("one image of each pixel's brightest value over the session, so every cell that ever fired is visible",
-     "max_projection"),
-    # what the writer plans next, and the behaviour of a median curve, ask nothing
-    ("Could you make the time-averaged image? We'll use it next month to compare sessions across days.", "mean_projection"),
-    ("write up the ensemble's uncertainty in prose: median behaviour, band widths and outliers",
-     "generate_uncertainty_report"),
-    ("rise and half-decay times of the transients, comparing 8s with 6f", "event_kinetics"),  # indicator variants
-])
-def test_context_that_asks_nothing_more(minilm, clause: str, action: str) -> None:  # noqa: ANN001
-    c = decided(minilm, clause, action)
-    assert c.accepted, c.reason
-
-
 def test_an_image_per_cell_is_still_not_a_projection(minilm) -> None:  # noqa: ANN001
     assert not decided(minilm, "a separate max projection for each cell", "max_projection").accepted
 
@@ -322,18 +275,6 @@ def test_a_purpose_ends_with_its_sentence(minilm) -> None:  # noqa: ANN001
     assert decided(minilm, text, "generate_ensemble_curves").accepted
 
 
-@pytest.mark.parametrize(("clause", "action"), [
-    ("label every ROI as soma or not from its trace skewness, size and compactness", "classify_cells"),
-    ("an overview of our behaviour.csv (reward count, lick latency, one row per trial): rows, columns, basic stats",
-     "describe_table"),
-    ("graph the dF/F of the cells with dots on the events", "plot_traces"),
-    ("a time-varying F0 per ROI over a 10 s window, movie at 15 Hz", "baseline_running"),
-])
-def test_what_a_decision_reads_a_tables_columns_and_a_graph(minilm, clause: str, action: str) -> None:  # noqa: ANN001
-    c = decided(minilm, clause, action)
-    assert c.accepted, c.reason
-
-
 def test_the_held_out_suite_9_findings() -> None:
     """Found by requests_heldout9's one blind run: counts in words past twenty, sign-offs, and an occasion that names
     a figure ("for a methods figure") read by the step's verification as a figure asked."""
@@ -348,3 +289,36 @@ def test_the_held_out_suite_9_findings() -> None:
     asked = extract_terms(without_purpose(the_ask("For a methods figure I need a toy ensemble of 45 curves"))).groups
     assert "plot" not in asked.get("action", frozenset())
     assert worked_on("the transients in every cell of this recording") == {"event", "cell"}
+
+
+@pytest.mark.parametrize(("clause", "action"), [
+    # the story around the ask names segmentation, events and cells; the ask is what is served
+    ("The segmentation merged a few somata yesterday. Could you make the neighbourhood correlation image of the movie?",
+     "correlation_image"),
+    ("We ran the event detection already and it looked fine. Could you average the movie over time into one image?",
+     "mean_projection"),
+    ("the mean and range of the 'transients' column of results.csv", "describe_table"),  # a name in quotes
+    ("segment every soma, also the dim ones that almost never fire", "segment_cells"),  # how the cells behave
+    ("read out each segmented cell's fluorescence over time from the movie", "extract_traces"),  # read out: extract
+    ("Before I reply to the referee, could you look up what the papers say about neuropil coefficients?", "rag_retrieval"),
+    ("segment the mean image by watershed (Otsu mask, a seed per peak)", "segment_watershed"),
+    ("smooth the movie in x, y and t with a Gaussian of σ = 1", "denoise_movie"),
+    # cells are what an image of the whole movie shows
+    ("one image of each pixel's brightest value over the session, so every cell that ever fired is visible",
+     "max_projection"),
+    # what the writer plans next, and the behaviour of a median curve, ask nothing
+    ("Could you make the time-averaged image? We'll use it next month to compare sessions across days.", "mean_projection"),
+    ("write up the ensemble's uncertainty in prose: median behaviour, band widths and outliers",
+     "generate_uncertainty_report"),
+    ("rise and half-decay times of the transients, comparing 8s with 6f", "event_kinetics"),  # indicator variants
+    ("label every ROI as soma or not from its trace skewness, size and compactness", "classify_cells"),
+    ("an overview of our behaviour.csv (reward count, lick latency, one row per trial): rows, columns, basic stats",
+     "describe_table"),
+    ("graph the dF/F of the cells with dots on the events", "plot_traces"),
+    ("a time-varying F0 per ROI over a 10 s window, movie at 15 Hz", "baseline_running"),
+])
+def test_served_whatever_surrounds_the_ask(minilm, clause: str, action: str) -> None:  # noqa: ANN001
+    """The data's story, names, descriptions, plans, what a decision reads from, and words read for what they say
+    leave a served ask served."""
+    c = decided(minilm, clause, action)
+    assert c.accepted, c.reason

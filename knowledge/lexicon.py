@@ -1,0 +1,219 @@
+"""The specifics a request or a capability can name, by contrast group: methods (Otsu, watershed), statistics
+(mean, median), figures (heatmap), tasks, scopes and external variables. Two texts that name different terms of one
+group ask different things (planexec.knowledge.reuse compares them)."""
+
+from __future__ import annotations
+
+# (group, canonical term, pattern). Order matters: a longer phrase is matched and blanked
+# out before its parts ("median absolute deviation" before "median", "median filter" too).
+LEXICON: list[tuple[str, str, str]] = [
+    ("", "", r"min(?:imum)?[ _](?:seed )?distance"),  # a parameter's name, not a statistic
+    ("", "", r"\b(?:median|mean|typical|average|central) behaviou?r\b"),  # how the median curve behaves: no behaviour data
+    # what a decision is made from ("label each ROI from its skewness, event rate and shape"), not a result asked
+    ("", "", r"\b(?:from|by|on|using|based on|judged on|according to) (?:its |their |the |each roi['’]s )?(?:trace |traces['’] )?skew(?:ness)?\b"),
+    ("projection", "max_projection", r"max[- ]project\w*"),
+    ("projection", "max_projection", r"max(?:imum)?[- ]?(?:intensity )?(?:projection|image|img|frame)"),
+    ("projection", "mean_projection", r"(?:mean|average|avg)[- ]?(?:intensity )?(?:projection|image|img|frame)"),
+    ("projection", "sum_projection", r"sum(?:med)?[- ]?(?:intensity )?(?:projection|image|img)"),
+    ("projection", "median_projection", r"median[- ]?(?:intensity )?(?:projection|image|img)"),
+    ("projection", "std_projection", r"(?:std|standard[- ]deviation)[- ]?(?:projection|image)"),
+    ("filter", "median_filter", r"median[- ]filter\w*"),
+    ("filter", "gaussian_filter", r"gaussian (?:filter\w*|smooth\w*|blur\w*|kernel)"),
+    ("filter", "savgol", r"savitzky[- ]golay|savgol"),
+    ("filter", "butterworth", r"butterworth"),
+    ("filter", "moving_average", r"moving[- ]average|boxcar|running mean|uniform filter"),
+    ("band", "bandpass", r"band[- ]?pass"),
+    ("band", "lowpass", r"low[- ]?pass"),
+    ("band", "highpass", r"high[- ]?pass"),
+    ("statistic", "mad", r"median absolute deviation|\bmad\b"),
+    # the table tool's standard deviation is the sample one (n - 1): the population one is another statistic
+    ("statistic", "population_sd", r"population (?:standard deviations?|sds?|std|variances?)|divid\w* by n\b(?![- ]?1)|"
+                                   r"\bddof ?= ?0\b|biased (?:standard deviation|variance|estimat\w*)"),
+    ("statistic", "iqr", r"interquartile range|\biqr\b"),
+    ("statistic", "sem", r"standard error|\bsem\b"),
+    ("depth", "modified_band_depth", r"modified band depth|\bmbd\b"),
+    ("depth", "band_depth", r"band depth"),
+    ("depth", "half_region_depth", r"half[- ]region depth"),
+    ("depth", "other_depth", r"(?:extremal|spatial|half[- ]?space|tukey|integrated|projection|simplicial|"
+                             r"mahalanobis) depth|outliergram|(?:modified )?(?:epigraph|hypograph)|"
+                             # band depth from bands of J > 2 curves: the depths here use pairs (J = 2)
+                             r"\bj ?= ?[3-9]\b|\bbands? (?:formed |made |built )?(?:by|of|from) (?:three|3|four|4|more than two) curves\b"),
+    ("feature", "auc", r"area under (?:the |each |every |a |its |their )?(?:[\w-]+ ){0,2}(?:curves?|traces?|transients?|events?|"
+                       r"peaks?|spikes?)|\bauc\b|\bintegral of\b"),
+    ("feature", "rise_time", r"rise[- ]?times?|time to peak"),
+    ("feature", "decay_time", r"decay[- ]?(?:times?|constants?|tau)|decay|(?:peak|maximum) to half[- ]?(?:amplitude|maximum|height)|"
+                              r"(?:fall\w*|drop\w*|com\w* (?:back )?down|return\w*) (?:back )?to half(?: (?:of )?(?:its|the|their))?"
+                              r"(?: (?:amplitude|maximum|height|peak|value))?"),
+    ("feature", "amplitude", r"(?<!half )(?<!half-)(?<!half its )(?<!half the )(?<!half their )amplitudes?"),
+    ("feature", "duration", r"durations?|fwhm|half[- ]width|width at half|how long (?:does|do|did) (?:\w+ ){1,3}last"),
+    ("feature", "frequency", r"frequenc\w*|event rates?|firing rates?|events per (?:minute|second)|how often"),
+    ("feature", "interval", r"inter[- ]?(?:event|spike|transient)[- ]intervals?|\bisis?\b"),
+    ("correlation", "pearson", r"pearson"),
+    ("correlation", "spearman", r"spearman|rank correlation"),
+    ("correlation", "kendall", r"kendall"),
+    ("segmentation", "otsu", r"otsu"),
+    ("segmentation", "watershed", r"watershed"),
+    ("segmentation", "adaptive_threshold", r"(?:adaptive|local) threshold\w*"),
+    ("segmentation", "blob_log", r"blob\w*|laplacian of gaussian"),
+    ("segmentation", "cellpose", r"cellpose"),
+    ("segmentation", "activity", r"from (?:their|its) activity|activity[- ]based"),
+    ("segmentation", "kmeans", r"k[- ]?means"),
+    ("detection", "find_peaks", r"find[_ ]peaks|peak[- ]detection|peak[- ]finding"),
+    ("detection", "deconvolution", r"deconvol\w*|oasis|spike inference"),
+    ("detection", "template", r"template match\w*"),
+    ("normalization", "zscore", r"z[- ]?scor\w*|standardi[sz]\w*"),
+    ("normalization", "minmax", r"min[- ]?max|rescal\w* to \[?0"),
+    ("normalization", "dff", r"\bdff\b"),
+    ("test", "ttest", r"t[- ]test|student'?s t"),
+    ("test", "mannwhitney", r"mann[- ]whitney|wilcoxon rank[- ]sum"),
+    ("test", "wilcoxon", r"wilcoxon"),
+    ("test", "ks", r"kolmogorov|\bks[- ]test"),
+    ("test", "anova", r"anova"),
+    ("fit", "linear", r"linear (?:fit|regression|trend)|straight line"),
+    ("fit", "exponential", r"exponential"),
+    ("fit", "polynomial", r"polynomial|quadratic|cubic"),
+    ("fit", "spline", r"splines?"),
+    ("fit", "sigmoid", r"sigmoid\w*|logistic"),
+    ("fit", "model_fit", r"\bfit(?:ting|ted)? (?:a|an|the|my|each|every|some|one) "),
+    # a forecast extrapolates a model past the data: nothing here does
+    ("fit", "forecast", r"\bforecast\w*|\bextrapolat\w*|\bpredict\w* (?:the )?(?:next|future|upcoming)\b|"
+                        r"\bnext (?:quarter|year|month|week)(?:'s)?\b"),
+    ("shape", "area", r"\barea\b"),
+    ("shape", "perimeter", r"perimeters?"),
+    ("shape", "eccentricity", r"eccentricit\w*"),
+    ("shape", "centroid", r"centroids?|cent(?:er|re)s? of mass"),
+    ("shape", "solidity", r"solidity"),
+    ("shape", "orientation", r"orientations?"),
+    # "over 20 min" is a duration, not a comparison
+    ("comparison", "more", r"more than|greater than|larger than|bigger than|longer than|"
+                           r"above(?! (?:each other|one another|the other)\b)|at least(?! once\b)|exceed\w*|"
+                           r"\bover (?=\d)(?!\d+(?:\.\d+)?\s*(?:min\w*|s|sec\w*|hours?|h|days?|weeks?|frames?|ms)\b)"),
+    ("comparison", "less", r"fewer than|less than|smaller than|shorter than|\bunder (?=\d)|below|at most"),
+    ("plot", "line", r"line plots?|stacked traces"),
+    ("plot", "contour_boxplot", r"contour (?:box[- ]?plots?|band depth)"),  # of 2-D fields: the boxplot here draws curves
+    ("plot", "boxplot", r"(?<!surface )box[- ]?plots?|fbplots?"),
+    ("plot", "spaghetti", r"spaghetti"),
+    ("plot", "histogram", r"histograms?"),
+    ("plot", "heatmap", r"heat[- ]?maps?|raster"),
+    ("plot", "scatter", r"scatter"),
+    ("plot", "violin", r"violin"),
+    ("plot", "render_3d", r"\bsurface (?:box)?plots?|\b(?:3[- ]?d|three[- ]dimensional) (?:render\w*|views?|plots?|surfaces?|reconstructions?|"
+                          r"visuali[sz]\w*|models?|figures?)|\bin 3[- ]?d\b|surface plot|\brender\w*"),
+    ("plot", "animation", r"animat\w*|\bgifs?\b|\bmp4\b|\bvideo of\b|\bmovie of the (?:traces|cells|rois)\b"),
+    ("plot", "pie", r"\bpie (?:charts?|plots?)"),
+    ("plot", "bar", r"\bbar (?:charts?|plots?|graphs?)|\bbar ?graphs?"),
+    # a relation between two things: what one action computes per thing is not it
+    ("relation", "pairwise", r"\bpairwise\b|\b(?:every|each|all|any) pairs? of\b|\bpairs of\b|"
+                             r"\bbetween (?:the |all |two )?(?:cells|neurons|rois|columns|curves|traces|recordings|movies)\b"),
+    ("relation", "versus", r"\bbetween (?:each|every|the) \w+ and (?:its|their|the)\b"),
+    # a part of the data or a split of it no action takes: "only the first 100 frames", "each trial separately"
+    ("scope", "subset", r"\b(?:only|just) (?:the |a |for )?(?:first|last|middle|odd|even|top|bottom|brightest|dimmest)\b|"
+                        r"\b(?:first|last|initial|final) (?:\d+|few|ten|twenty|fifty|hundred) ?(?:\w+ )?(?:frames?|seconds?|"
+                        r"minutes?|cells?|rois?|neurons?|curves?|rows?|samples?|trials?)\b|\bframes? \d+ ?(?:-|to|through) ?\d+\b|"
+                        r"\bsubsets?\b|\b(?:odd|even)[- ]numbered\b|\b(?:first|second|last) half\b|"
+                        r"\bonly (?:from |in |during |over |on )?(?:the )?(?:frames|trials|periods|epochs|times)\b (?:of|when|where|with|"
+                        r"without|in which|during)\b|"
+                        # "leave those flagged frames out", "drop the members that have gaps"
+                        r"\b(?:leav\w*|exclud\w*|drop\w*|skip\w*|discard\w*|omit\w*) (?:\w+ ){0,2}(?:frames?|trials?|curves?|"
+                        r"runs?|members?|samples?|rows?)\b"),
+    # the whole field of view as one signal or reference ("the global mean trace", "whole-frame background"): every
+    # action here works per cell, per pixel or per pixel's neighbourhood
+    ("scope", "whole_field", r"\b(?:mean|average) (?:fluorescence|intensity|brightness|signal) of the (?:whole|entire) (?:field|frame|fov|image)|"
+                             r"\b(?:(?:whole|entire)[- ](?:frame|field|fov|field of view)(?:['’]s)?|(?:frame|field|fov)[- ]wide|"
+                             r"global) (?:mean |average )?(?:background|mean|average|signal|trace|fluorescence|intensity)"),
+    # the segmentation's raw candidates, before the classifier curated them: what counts, counts curated cells
+    ("scope", "uncurated", r"\bbefore (?:any |the )?(?:curation|classification|quality control)\b|\buncurated\b|"
+                           r"\bincluding (?:the )?(?:ones|rois|cells) (?:that |which )?(?:were |are )?(?:classified|labell?ed|marked) "
+                           r"as (?:not|non)|"
+                           r"\bincluding (?:the )?(?:rejected|junk|non-?cell)"),
+    ("scope", "per_pixel", r"\b(?:per|each|every|for each|for every)(?: single)? pixels?\b|\bpixel[- ]?wise\b|\bpixel[- ]by[- ]pixel\b"),
+    ("scope", "rotation", r"\brotat\w*"),  # registration here shifts frames; it does not turn them
+    # one pixel's time course as the seed of a map, or the trace of one pixel: the maps here compare neighbours
+    ("scope", "seed_pixel", r"\bseed[- ]pixel\b|\b(?:the|a|one) (?:single )?pixel (?:at|i clicked|we clicked|you clicked)\b|"
+                            r"\bpixel at (?:its|the) cent(?:re|er)\b"),
+    # a reference the user gives: registration here builds its own template from the movie
+    ("scope", "given_reference", r"\b(?:to|on|onto|against|with) (?:the )?(?:very )?(?:first|last|\d+(?:st|nd|rd|th)) frame\b|"
+                                 r"\bframe 0\b|\btemplate (?:image )?from (?:day|session|another|a different)|"
+                                 r"\b(?:to|against|onto) (?:a|the|our|my) (?:own |fixed |external )?template (?:from|of|i|we)\b"),
+    # when each pixel peaked, as a map: projections here keep values, not times
+    ("measure", "peak_time_map", r"\bframe (?:number|index) (?:at which|where|when|of (?:its|the) (?:peak|maximum))|"
+                                 r"\bwhen each pixel (?:was|is|reache?s?|peak)|\btime (?:at which|when) (?:each|every) pixel"),
+    # sizes in physical units need a pixel size no action reads
+    ("measure", "physical_units", r"µm²|um²|µm\^?2|um\^?2|square micro\w*|\bin (?:µm|um|microns?|micrometers?)\b"),
+    ("scope", "axial", r"\baxial\b|\bz[- ]?(?:motion|drift|shifts?|movement)\b|\(z\)"),
+    ("scope", "split", r"(?<!\brow )(?<!\brows )(?<!\bline )\b(?:per|each|every|for each|within each|by|across) (?:[\w-]+ )?(?:trials?|quadrants?|layers?|epochs?|"
+                       r"blocks?|stimul\w*|planes?|halves|sweeps?|repeats?|z[- ]?planes?)\b|\bseparately\b|\bside[- ]by[- ]side\b|"
+                       r"\btrial[- ]averag\w*|\b(?:z[- ]?stack|depth axis)\b"),
+    ("axis", "per_item", r"(?:per|each|every|for each|individual) (?:\w+ )?(?:cell|roi|neuron|curve|trace|sample|"
+                         r"label|mask)s?|(?:each|every) labell?ed regions?"),  # "per region" groups a table
+    ("axis", "per_time", r"(?:per|each|every) (?:frame|time ?point|time step)s?|pointwise|across (?:all )?(?:the )?(?:cells|curves|rois|neurons|trials)"),
+    # "running" only before what a window slides over ("after running the segmentation" is no window);
+    # a lookahead, so "rolling median" still names the median
+    ("window", "running", r"\b(?:running|sliding|moving|rolling)(?=[- ](?:\w+[- ])?(?:percentile|minimum|min|maximum|"
+                          r"median|baseline|window|f0)s?\b)"),
+    ("window", "constant", r"\b(?:constant|fixed|flat)\b|\b(?:whole|entire) (?:trace|recording|time series|session|movie)s?\b|"
+                           r"\b(?:single|one)(?= (?:\w+ )?(?:f0|baseline)s?\b)"),
+    ("direction", "increase", r"increas\w*|upward|rising"),
+    ("direction", "decrease", r"decreas\w*|downward|falling"),
+    ("task", "detect", r"\bdetect(?!ed\b)\w* (?:\w+ )?(?:transient|event|peak|spike)s?|\bfind (?:\w+ )?(?:transient|event|peak|spike)s?"),
+    ("task", "segment", r"\bsegment(?:s|ing|ation)?\b"),
+    # writing a text of one's own from the literature: a search finds passages, it writes no review or section
+    ("task", "write_text", r"\b(?:write|draft|compose)\s+(?:\w+\s+){0,3}(?:(?:literature\s+)?reviews?|(?:methods|results|"
+                           r"discussion|introduction)\s+sections?|essays?|manuscripts?|abstracts?|grant|summary\s+of\s+"
+                           r"(?:the|a|this)\s+(?:[\w-]+\s+){0,4}(?:paper|article|book))\b"),
+    ("task", "extract", r"\bextract\w*"),
+    ("task", "cluster", r"(?<!\bin )\bcluster\w*"),  # "touching in clusters" describes the cells
+    ("task", "register", r"\bregist\w*|motion correct\w*"),
+    # sorting cells by type is not telling cells from non-cells: a type names what a classifier must know
+    ("measure", "cell_type", r"excitatory|inhibitory|cell[- ]types?"),
+    # training a classifier anew: the classifier here is fixed, it learns nothing from a user's labels
+    ("task", "train", r"\b(?:train|retrain)\w* (?:a |an |the |my |our |new |own )*(?:\w+ )?(?:classifier|model|network)s?\b"),
+    ("task", "classify", r"\bclassif\w*|\bcategori[sz]\w*"),
+    ("task", "group_by", r"\b(?:per|by|for each|grouped by|broken down by|across) (?:region|product|group|category|"
+                         r"categorie|month|year|week|day|condition|site|animal|mouse|mice|subject|session)s?\b"),
+    ("object", "mean_trace", r"(?:mean|average|population)[- ](?:fluorescence )?(?:trace|time course|signal)s?"),
+    # "the biggest single revenue figure" is a number
+    ("action", "plot", r"\bplot\w*|\bdraw\w*(?! (?:a |an |some |\d+ )?(?:\w+ ){0,2}samples?\b)|visuali[sz]\w*|(?<!single )(?<!revenue )(?<!sales )(?<!headline )(?<!cost )"
+                       r"(?<!price )\bfigures?\b(?! (?:of|for) (?:revenue|sales|units|cost|price)\b)|\boverlay\w*|\bcharts?\b|\bpanels?\b|\bdiagrams?\b|"
+                       r"\bgraph(?:s|ed|ing)?\b|\bfigs?\b"),
+    ("action", "save", r"\bsav(?:e|es|ing)\b|\bexport(?:s|ing)?\b(?= (?:it|them|this|that|these|those|the|to|as|into|a|an|each|every|all)\b)|\bwrite (?:\w+ )*?(?:to|into) (?:a |the )?(?:\w+ )?(?:file|disk|csv)"),
+    # "already loaded" says where the data is; "I'd like to read what the papers say" is the writer reading
+    ("action", "load", r"(?<!already )\bload(?!ed\b)\w*(?! of\b)|(?<!like to )(?<!want to )(?<!\bi )(?<!\bwe )(?<!['’]ve )(?<!\bhave )(?<!\bhad )\bread\b(?! out\b)|\bopen\b"),
+    ("action", "simulate", r"\bsimulate\b|\bsimulating\b|\bsynthetic\b|"
+                           r"(?<!my )(?<!our )(?<!the )(?<!these )(?<!those )(?<!of )(?<!have )(?<!has )(?<!with )\b\d+ simulated\b"),
+    ("statistic", "mean", r"(?<!\bthey )(?<!\bit )(?<!\bdoes )(?<!\bdo )\bmeans?\b|averag\w*|\bavg\b"),  # not "what they mean"
+    ("statistic", "median", r"medians?|middle value"),
+    ("statistic", "std", r"standard deviations?|\bstd\b|\bsd\b"),
+    ("statistic", "variance", r"variances?"),
+    ("statistic", "percentile", r"percentiles?|quantiles?|quartiles?"),
+    ("statistic", "max", r"(?<!local )\bmax(?:imum|ima)?\b|largest|highest"),
+    ("statistic", "min", r"(?<![\d.] )(?<!\d)\bmin(?:imum|ima)?\b|smallest|lowest"),
+    ("statistic", "sum", r"\bsum\b|\btotal\b(?! (?:\w+ )?(?:number|count))"),
+    ("statistic", "mode", r"\bmode\b"),
+    # "how many frames does it take to fall to half" asks a duration, not a count
+    ("statistic", "count", r"\bcount\w*|number of|how many(?! (?:frames|seconds|ms|milliseconds|minutes) (?:does|do|did|will) it take)|"
+                           r"\btall(?:y|ies)\b"),
+    ("measure", "active", r"\bactive\b(?! together)|\bresponsive\b|\binactive\b|\bsilent\b|"
+                          r"\b(?:show|shows|showing|with|have|has) (?:any |some |no )?activity\b"),
+    ("measure", "rejected", r"\b(?:rejected|discarded)\b"),
+    # "a few big orders skew it" says why another statistic is asked, not the skewness
+    ("measure", "skewness", r"skew(?:ness|ed)\b|\bskew\b(?! (?:it|them|this|that|things|the (?:mean|average|results?|numbers?))\b)"),
+    ("measure", "kurtosis", r"kurtos\w*"),
+    ("measure", "cv", r"coefficient of variation|\bcv\b"),
+    ("measure", "snr", r"signal[- ]to[- ]noise|\bsnr\b"),
+    ("measure", "entropy", r"entrop\w*"),
+    ("measure", "autocorrelation", r"auto[- ]?correlation"),
+    # an external variable no action reads: activity against running, a stimulus, behaviour or genotype
+    ("measure", "external", r"\brunning speed|\blocomotion|\bstimul(?:us|i|ation)\b|\bgenotypes?\b|"
+                            r"(?<!median )(?<!mean )(?<!typical )(?<!average )(?<!central )\bbehaviou?r\w*(?! (?:sessions?|data|experiments?|recordings?|rig|task)\b)|"
+                            r"\bpupil\w*|\blick\w*|\breward\w*|\bwhisk\w*|\bair[- ]?puffs?\b|\bodou?rs?\b|\bfoot ?shocks?\b|\bwild[- ]type\b|\bknock[- ]?outs?\b|"
+                            r"\bwhile (?:the )?(?:animal|mouse|mice|subject|fly|fish)\b|\brunning[- ]wheel\b|\bwheel speed\b"),
+    ("measure", "correlation", r"\bcorrelations?\b|\bcorrelat(?:e|es|ed|ing)\b|\bcross[- ]?correlat\w*|\bcorr\b"),
+    ("measure", "distance", r"\bdistances?\b|\bhow far\b|\bnearest[- ]neighbou?r"),
+]
+# Groups naming what a step must do (plot, save, detect...), a quantity it must compute
+# (skewness, SNR...), the object it works on (the mean trace) or the kind of figure (heatmap):
+# a capability silent on them cannot do it.
+STRICT_GROUPS = frozenset({"action", "task", "measure", "object", "plot", "scope", "relation"})
+
+__all__ = ["LEXICON", "STRICT_GROUPS"]

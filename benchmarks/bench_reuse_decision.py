@@ -159,10 +159,12 @@ DEVELOPMENT = {
     "w": "harder pairs written blind on 2026-11-27 by a fourteenth helper, held out until read (da9d8e0, ffd8c17); now development",
     "x": "pairs written blind on 2026-11-27 by a seventeenth helper, held out until read once (e5fe333); now development",
     "y": "harder pairs written blind on 2026-11-27 by an eighteenth helper, held out until read once (e5fe333); now development",
+    "z": "pairs written blind on 2026-11-27 by a twentieth helper, held out until read (1264502, 4202d32); now development",
+    "A": "harder pairs written blind on 2026-11-27 by a twenty-first helper, held out until read (1264502, 4202d32); now development",
 }
 """The development sets beside set a: their errors may be printed (--errors)."""
 
-HELD_OUT = "zA"
+HELD_OUT = "BC"
 """The held-out sets: their figures are printed without --dev-only, their errors never."""
 
 DEV_SETS = LABELLED_SETS

@@ -10,7 +10,24 @@ LEXICON: list[tuple[str, str, str]] = [
     ("", "", r"min(?:imum)?[ _](?:seed )?distance"),  # a parameter's name, not a statistic
     ("", "", r"\b(?:median|mean|typical|average|central) behaviou?r\b"),  # how the median curve behaves: no behaviour data
     # what a decision is made from ("label each ROI from its skewness, event rate and shape"), not a result asked
-    ("", "", r"\b(?:from|by|on|using|based on|judged on|according to) (?:its |their |the |each roi['’]s )?(?:trace |traces['’] )?skew(?:ness)?\b"),
+    ("", "", r"\b(?:from|by|on|using|based on|judged (?:on|from)|according to) (?:(?:things|features|criteria|measures) like )?"
+             r"(?:its |their |the |each roi['’]s )?(?:trace |traces['’] )?skew(?:ness)?\b"),
+    # what the data is ("the whisker stimulation dataset", "the flood-forecast ensemble") or what moved it ("jitter
+    # from licking"): the data given, not a variable or a model asked for
+    ("", "", r"\b(?:for|from|in|of|on) the (?:\w+ )?(?:whisk\w*|stimul\w*|lick\w*|reward\w*|odou?r|behaviou?r\w*)"
+             r"(?: stimulation| task)? (?:data ?set|experiment|project|study|cohort|paradigm)s?\b|"
+             r"\b(?:jitter|motion|movement|drift|shifts?|wobble|shak\w*|artefacts?|artifacts?)\b(?: [\w/]+){0,2} (?:from|due to|"
+             r"caused by|because of|during) (?:the )?(?:animal['’]s |mouse['’]s )?(?:lick\w*|whisk\w*|running|locomotion|grooming|"
+             r"breathing|heart ?beats?|reward\w*)|"
+             r"\bforecast(?:ing)?[- ](?:ensembles?|runs?|members?|curves?|scenarios?|outputs?|data)\b|"
+             r"\b(?:until|till|by|before|after|from|starting) next (?:quarter|year|month|week)\b|"
+             # drawing by hand is what the writer does with the result, not a figure asked
+             r"\bhand[- ]?draw\w*|\b(?:tried|try|trying) (?:to )?draw\w*|\bdraw\w* (?:on )?(?:that|this|it) instead\b|"
+             r"\bdraw\w* (?:the |my |our |some )?(?:rois?|cells?|outlines?|masks?|contours?)\b(?=[^.;:?!]*\b(?:by hand|manually|fiji|"
+             r"imagej|napari)\b)|"
+             # one number for the one recording given, and what the rows of a file describe
+             r"\b(?:one|a single|1) (?:number|value|count|figure) per (?:session|recording|movie|fov|field of view)\b|"
+             r"\bper[- ](?:session|animal|mouse|day|trial|recording) (?:\w+ )?(?:metadata|info\w*)\b"),
     ("projection", "max_projection", r"max[- ]project\w*"),
     ("projection", "max_projection", r"max(?:imum)?[- ]?(?:intensity )?(?:projection|image|img|frame)"),
     ("projection", "mean_projection", r"(?:mean|average|avg)[- ]?(?:intensity )?(?:projection|image|img|frame)"),
@@ -84,6 +101,9 @@ LEXICON: list[tuple[str, str, str]] = [
     ("shape", "centroid", r"centroids?|cent(?:er|re)s? of mass"),
     ("shape", "solidity", r"solidity"),
     ("shape", "orientation", r"orientations?"),
+    # "the level only the lowest tenth of its samples fall below" is a percentile
+    ("statistic", "percentile", r"\b(?:lowest|bottom|top|highest) (?:tenth|fifth|quarter|twentieth|\d+ ?%|\d+(?:st|nd|rd|th) percentile)"
+                                r"(?: of (?:its |their |the )?(?:[\w()-]+ ){0,3}(?:samples|values|points|frames))?(?: (?:fall|lie|are) below)?"),
     # "over 20 min" is a duration, not a comparison
     ("comparison", "more", r"more than|greater than|larger than|bigger than|longer than|"
                            r"above(?! (?:each other|one another|the other)\b)|at least(?! once\b)|exceed\w*|"
@@ -138,6 +158,8 @@ LEXICON: list[tuple[str, str, str]] = [
     # when each pixel peaked, as a map: projections here keep values, not times
     ("measure", "peak_time_map", r"\bframe (?:number|index) (?:at which|where|when|of (?:its|the) (?:peak|maximum))|"
                                  r"\bwhen each pixel (?:was|is|reache?s?|peak)|\btime (?:at which|when) (?:each|every) pixel"),
+    # times in seconds: kinetics and trace figures here count frames
+    ("measure", "time_units", r"\bin (?:milli)?seconds?\b|\bin ms\b|\b(?:time|x)[- ]?axis in s\b"),
     # sizes in physical units need a pixel size no action reads
     ("measure", "physical_units", r"µm²|um²|µm\^?2|um\^?2|square micro\w*|\bin (?:µm|um|microns?|micrometers?)\b"),
     ("scope", "axial", r"\baxial\b|\bz[- ]?(?:motion|drift|shifts?|movement)\b|\(z\)"),

@@ -73,6 +73,8 @@ _SENTENCE = re.compile(r"(?<=[.?!])\s+(?=[A-Z\"'(])")
 
 _WH_INSIDE = re.compile(r"(?<=\w)[,;]?\s+(?:which|where|when|what|how|if|whether)\b(?![^.!]*\?)", re.IGNORECASE)
 """A relative 'which' or 'where' inside a statement ("..., which took her a day per mouse.") asks nothing."""
+_NAMED = re.compile(r"(?<=[\w,;:'’)] )[A-Z][\w'’-]*")
+"""A capitalised word inside a sentence is a name ("ImageJ's Multi Measure"), not a task verb."""
 _WANTED = re.compile(r"\bwhat (?:i|we)(?:['’]m| am|['’]re| are) (?:after|looking for|interested in|hoping for)\b", re.IGNORECASE)
 """A statement that names the ask ("the rise times are what I'm after")."""
 _INSTRUCTION = re.compile(r"\s*(?:\w+ly\s+)?(?:watershed|threshold|smooth|denoise|deconvolve|average|filter|crop|downsample|"
@@ -86,7 +88,7 @@ def asking_part(clause: str) -> str:
     tell ("The segmentation found 40 ROIs but I doubt all are somata. Score each one..."): what the telling
     sentences name is the data's story, not the ask. A clause whose sentences all ask, or all tell, is kept whole."""
     sentences = [s for s in _SENTENCE.split(clause.strip()) if s]
-    asking = [s for s in sentences if _ASK_FORM.search(_WH_INSIDE.sub(" ", s)) or _INSTRUCTION.match(s)
+    asking = [s for s in sentences if _ASK_FORM.search(_WH_INSIDE.sub(" ", _NAMED.sub(" ", s))) or _INSTRUCTION.match(s)
               or _WANTED.search(s)]
     return " ".join(asking) if asking and len(asking) < len(sentences) else clause
 

@@ -42,6 +42,12 @@ _QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"|“[^”]*”")
 _ACQUISITION = re.compile(r"\([^()]*(?:\d\s*(?:hz|fps)\b|\b\d+x\b|\bNA\b)[^()]*\)", re.IGNORECASE)
 _SOURCE = re.compile(r"(?:\b[A-Z][\w-]*\s+){1,3}(?=(?:exports?|files?|format|microscopes?|objectives?|cameras?|rigs?|"
                      r"scopes?|software|spreadsheets?|workbooks?|dumps?|notebooks?|scripts?|toolbox(?:es)?|packages?)\b)")
+# A label of the data ("FOV2", "m3", "day2", "plane1") and a place people work ("my collaborator in Zurich") name no method
+_LABEL = re.compile(r"^(?:fov|roi|plane|session|sess|day|mouse|m|animal|slice|run|trial|field|site|cohort|batch|rig|room|"
+                    r"cell|z|t|s|d)\d+[a-z]?$", re.IGNORECASE)
+_PLACE = re.compile(r"\b(?:collaborators?|colleagues?|labs?|groups?|teams?|students?|postdocs?|partners?|friends?|people|folks|"
+                    r"institutes?|universit(?:y|ies)|department|consortium|reviewers?|office|campus)\s+(?:in|at|from)\s+"
+                    r"([A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)?)")
 _QUALIFIED = re.compile(r"-(?:based|style|like|type|driven|derived)$", re.IGNORECASE)
 """A suffix that qualifies a name without changing it: "LoG-based" names LoG, "suite2p-style" suite2p."""
 _FUNCTION_WORDS = frozenset("and the for per with from each any all are its into over than then when".split())
@@ -114,6 +120,7 @@ def method_names(clause: str) -> list[str]:
     text = _QUOTED.sub(lambda m: " " * len(m.group(0)), clause)  # a quoted title names nothing
     text = _SOURCE.sub(lambda m: " " * len(m.group(0)), _ACQUISITION.sub(lambda m: " " * len(m.group(0)), text))
     text = _NOTATION.sub(" ", _SIGN_OFF.sub(lambda m: m.group(0)[:m.start(1) - m.start(0)] + " " * len(m.group(1)), text))
+    text = _PLACE.sub(lambda m: m.group(0)[:m.start(1) - m.start(0)] + " " * len(m.group(1)), text)
     spaced = re.sub(r"(?<=[A-Za-z])[-_](?=[A-Za-z])", " ", text)  # "optical-flow", "random_walker": same length
     spans = [m.span() for m in _FAMILIES.finditer(spaced)]
     # "200 Monte Carlo runs" counts the data's members: a family after a number names how they were made
@@ -124,7 +131,7 @@ def method_names(clause: str) -> list[str]:
     tokens = list(_TOKEN.finditer(blanked))
     for i, match in enumerate(tokens):
         tok = _QUALIFIED.sub("", re.sub(r"['’]s$", "", match.group(0)))
-        if (len(tok) < 2 or _UNIT.match(tok) or _QUANTITY.match(tok) or tok.lower() in _COMMON or tok.lower() in _PLAIN
+        if (len(tok) < 2 or _UNIT.match(tok) or _QUANTITY.match(tok) or _LABEL.match(tok) or tok.lower() in _COMMON or tok.lower() in _PLAIN
                 or any(_PREPARATION.match(part) for part in tok.split("-"))):
             continue
         letters = re.sub(r"[^A-Za-z]", "", tok)

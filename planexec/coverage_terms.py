@@ -80,7 +80,13 @@ _PURPOSE = re.compile(r"\b(?:(?:to|in order to)\s+(?:find|spot|see|locate|identi
                       r"(?:[^.?!]|\.(?=\d))*",  # to the end of its sentence: the ask may follow
                       re.IGNORECASE)
 _BEFORE_WE = re.compile(r"\bbefore (?:i|we|you|they) [^,.;:?!]*|"
-                        r"\b(?:i|we)(?:['’]ll| will| are going to| plan to| intend to)\b[^.;:?!]*", re.IGNORECASE)
+                        r"\b(?:i|we)(?:['’]ll| will| are going to| plan to| intend to)\b[^.;:?!]*|"
+                        # what the writer is busy with ("I'm filling in the table for the methods section")
+                        r"\b(?:i|we)(?:['’]m|['’]re| am| are) (?:currently |just )?(?:filling in|preparing|writing|drafting|putting together|"
+                        r"assembling|working on)\b[^,.;:?!]*|"
+                        r"\b(?:wants?|plans?|intends?|is going|are going) to [^.;:?!]*\bnext (?:week|month|year|time)\b|"
+                        r"\b(?:want|need|plan) to (?:look at|deal with|handle|do) (?:that|this|it|those) (?:separately|later|afterwards)\b",
+                        re.IGNORECASE)
 """What the writer does next or plans ("Before I argue with the reviewer, could you look up...", "we'll test that
 across animals later"): up to the next punctuation."""
 _SPAN = re.compile(r"\b(?:over|across|during|throughout)\s+(?:the\s+)?(?:whole\s+|entire\s+)?"
@@ -93,11 +99,15 @@ _DONE_TO_INPUT = re.compile(r"\b(?:registered|motion[- ]corrected|neuropil[- ](?
                             r"traces?|events|masks|neurons)\b)", re.IGNORECASE)
 
 
-_OCCASION = re.compile(r"\bfor (?:the|my|our|a|an) (?:\w+ )?(?:paper|lab meeting|meeting|talk|poster|thesis|report|grant|"
-                       r"manuscript|presentation|slides?|supplement\w*|figure(?: panels?)?|dashboard|review\w*|overlay|network analysis)\b|"
-                       r"\bfor (?:figure|fig\.?) ?\d+\w*(?: of the (?:paper|manuscript|thesis))?|"
-                       r"\bfor (?:my|our) (?:\w+ )?(?:table|spreadsheet|notes|records|lab ?book|notebook|slides?)\b", re.IGNORECASE)
-"""What a result is for ("for the paper", "for my thesis figure") is not an object worked on or a figure asked."""
+_OCCASION = re.compile(r"\bfor (?:the|my|our|a|an) (?:[\w-]+ ){0,3}(?:paper|lab meeting|meeting|talk|poster|thesis|report|grant|"
+                       r"manuscript|presentation|slides?|supplement\w*|figure(?: panels?)?|dashboard|review\w*|overlay|network analysis|"
+                       r"(?:teaching )?session|lecture|class|course|tutorial|workshop|journal club)\b"
+                       r"(?: (?:of|in) (?:the|my|our) (?:paper|manuscript|thesis))?(?: on [\w -]+?(?=[,.;:?!]|$))?|"
+                       r"\bfor (?:figure|fig\.?|table) ?\d+\w*(?: (?:of|in) the (?:paper|manuscript|thesis))?|"
+                       r"\bfor (?:my|our) (?:\w+ )?(?:table|spreadsheet|notes|records|lab ?book|notebook|slides?)\b|"
+                       r"\bfor the (?:\w+ )?(?:table|spreadsheet)\s*(?=[:,])", re.IGNORECASE)
+"""What a result is for ("for the paper", "for my thesis figure", "for a teaching session on functional boxplots") is
+not an object worked on or a figure asked."""
 _ACQUISITION = re.compile(r"\b(?:frame|sampling|acquisition|imaging|scan) rate\b|"
                           r"\b(?:recording|movie|session|video|data|stack)s? (?:(?:is|was|are|were) (?:\w+ )?)?(?:at|@)?\s*"
                           r"\d+(?:\.\d+)?\s*(?:hz|fps)\b|\b(?:imaged|recorded|acquired|sampled)\b|\b(?:we|i) (?:image|record|acquire|sample) at\b|"
@@ -108,7 +118,8 @@ _ACQUISITION = re.compile(r"\b(?:frame|sampling|acquisition|imaging|scan) rate\b
                           r"\b\d+(?:\.\d+)?[- ](?:minute|min|second|sec|s|hour|h)(?:[- ]long)?[- ](?:\w+ )?(?:recording|movie|session|"
                           r"video|sweep|acquisition)\b", re.IGNORECASE)
 """How the data was acquired ("the recording is 15 Hz", "a 10-minute session") describes the input: not an object."""
-_BEFORE = re.compile(r"\b(?:before|prior to|ahead of)\s+(?:the\s+)?(?:\w+\s+)?(?:\w+ing|segmentation|registration|detection|"
+_BEFORE = re.compile(r"\b(?:before|prior to|ahead of)\s+\w+ing\b(?:\s+(?!i\b|we\b)[\w/-]+){1,3}(?=\s+(?:i|we)\b|\s*[,;:])|"
+                     r"\b(?:before|prior to|ahead of)\s+(?:the\s+)?(?:\w+\s+)?(?:\w+ing|segmentation|registration|detection|"
                      r"deconvolution|analysis|extraction|image|map|step)\b", re.IGNORECASE)
 """What a step comes before ("low-pass the movie before segmenting") is the next step, not this one."""
 
@@ -150,8 +161,9 @@ _AS_FILE = re.compile(r"\bas (?:an? )?(?:image|png|picture|jpe?g|svg|pdf|tiff?)(
 
 def worked_on(text: str) -> frozenset[str]:
     """The objects a clause works on: those it names outside a purpose ("to find cells"), the step it comes before,
-    a time span, an occasion, how the data was acquired or the format an output is saved in."""
-    text = _DESCRIBED.sub(" ", _BEFORE.sub(" ", _PURPOSE.sub(" ", _BEFORE_WE.sub(" ", text))))  # "denoise before ROI detection": the movie
+    a time span, an occasion, how the data was acquired, what the input went through ("the neuropil-corrected
+    traces" are traces) or the format an output is saved in ("denoise before ROI detection" works on the movie)."""
+    text = _DESCRIBED.sub(" ", _BEFORE.sub(" ", _PURPOSE.sub(" ", _BEFORE_WE.sub(" ", _DONE_TO_INPUT.sub("", text)))))
     return objects(_ACQUISITION.sub(" ", _OCCASION.sub(" ", _AS_FILE.sub(" ", _SPAN.sub(" ", text)))))
 
 

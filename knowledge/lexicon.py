@@ -19,6 +19,12 @@ LEXICON: list[tuple[str, str, str]] = [
              r"\b(?:jitter|motion|movement|drift|shifts?|wobble|shak\w*|artefacts?|artifacts?)\b(?: [\w/]+){0,2} (?:from|due to|"
              r"caused by|because of|during) (?:the )?(?:animal['’]s |mouse['’]s )?(?:lick\w*|whisk\w*|running|locomotion|grooming|"
              r"breathing|heart ?beats?|reward\w*)|"
+             # a wish for an impression says why the numbers are asked ("a first impression of how active the population was")
+             r"\b(?:first |rough |quick |general )?(?:impression|idea|sense|feel(?:ing)?|picture|overview) (?:of|for) how "
+             r"(?:[\w-]+ ){0,3}?(?:active|responsive|quiet|busy)\b|"
+             # how the data was acquired ("imaged at 10 Hz while the animal sat quietly") is no variable asked
+             r"\b(?:imaged|recorded|acquired|filmed|scanned)\b[^.;:?!]{0,60}?\bwhile (?:the )?(?:animal|mouse|mice|subject|fly|fish)\b"
+             r"[^.;:?!,]*|"
              r"\bforecast(?:ing)?[- ](?:ensembles?|runs?|members?|curves?|scenarios?|outputs?|data)\b|"
              r"\b(?:until|till|by|before|after|from|starting) next (?:quarter|year|month|week)\b|"
              # drawing by hand is what the writer does with the result, not a figure asked
@@ -198,6 +204,10 @@ LEXICON: list[tuple[str, str, str]] = [
     ("action", "plot", r"\bplot\w*|\bdraw\w*(?! (?:a |an |some |\d+ )?(?:\w+ ){0,2}samples?\b)|visuali[sz]\w*|(?<!single )(?<!revenue )(?<!sales )(?<!headline )(?<!cost )"
                        r"(?<!price )\bfigures?\b(?! (?:of|for) (?:revenue|sales|units|cost|price)\b)|\boverlay\w*|\bcharts?\b|\bpanels?\b|\bdiagrams?\b|"
                        r"\bgraph(?:s|ed|ing)?\b|\bfigs?\b"),
+    # sending a result to someone: no action here mails, uploads or posts anything
+    ("action", "send", r"\b(?:e-?mail|mail|send|forward|upload|post|share|slack|text)(?:s|ed|ing)? (?:it|them|this|that|these|those|"
+                       r"(?:the|my|our) (?:[\w-]+ ){0,3}?(?:number|count|results?|figures?|tables?|reports?|plots?|summary|values?|files?))\b"
+                       r"(?: [\w.-]+){0,4}? to\b|\bto [\w.+-]+@[\w-]+\.\w+"),
     ("action", "save", r"\bsav(?:e|es|ing)\b|\bexport(?:s|ing)?\b(?= (?:it|them|this|that|these|those|the|to|as|into|a|an|each|every|all)\b)|\bwrite (?:\w+ )*?(?:to|into) (?:a |the )?(?:\w+ )?(?:file|disk|csv)"),
     # "already loaded" says where the data is; "I'd like to read what the papers say" is the writer reading
     ("action", "load", r"(?<!already )\bload(?!ed\b)\w*(?! of\b)|(?<!like to )(?<!want to )(?<!\bi )(?<!\bwe )(?<!['’]ve )(?<!\bhave )(?<!\bhad )\bread\b(?! out\b)|\bopen\b"),
@@ -213,7 +223,7 @@ LEXICON: list[tuple[str, str, str]] = [
     ("statistic", "sum", r"\bsum\b|\btotal\b(?! (?:\w+ )?(?:number|count))"),
     ("statistic", "mode", r"\bmode\b"),
     # "how many frames does it take to fall to half" asks a duration, not a count
-    ("statistic", "count", r"\bcount\w*|number of|how many(?! (?:frames|seconds|ms|milliseconds|minutes) (?:does|do|did|will) it take)|"
+    ("statistic", "count", r"\bcount\w*|number of|how many(?! (?:frames|seconds|ms|milliseconds|minutes) (?:does|do|did|will) (?:[\w-]+ ){0,6}?take)|"
                            r"\btall(?:y|ies)\b"),
     ("measure", "active", r"\bactive\b(?! together)|\bresponsive\b|\binactive\b|\bsilent\b|"
                           r"\b(?:show|shows|showing|with|have|has) (?:any |some |no )?activity\b"),

@@ -65,6 +65,17 @@ def tells_only(clause: str) -> bool:
             and not extract_terms(clause).groups)
 
 
+def wishes_only(clause: str) -> bool:
+    """Whether a clause only tells what someone else wishes, naming no specific ("My supervisor would like a first
+    impression of how active the population was"): beside a direct ask that is served, it says why, not what."""
+    return (bool(_THIRD_PARTY.match(clause)) and bool(_VAGUE.search(clause))
+            and not extract_terms(the_ask(clause)).groups)
+
+
+_VAGUE = re.compile(r"\b(?:impression|idea|sense|feel(?:ing)?|picture|overview|first look|glimpse|to know (?:whether|if|how)|"
+                    r"to understand|to see (?:whether|if|how))\b", re.IGNORECASE)
+
+
 _RATE = re.compile(r"\b(?:imaged |recorded |acquired |sampled )?(?:at |@ ?)?\d+(?:\.\d+)?\s*(?:hz|fps)\b", re.IGNORECASE)
 
 
@@ -75,6 +86,12 @@ _WH_INSIDE = re.compile(r"(?<=\w)[,;]?\s+(?:which|where|when|what|how|if|whether
 """A relative 'which' or 'where' inside a statement ("..., which took her a day per mouse.") asks nothing."""
 _NAMED = re.compile(r"(?<=[\w,;:'’)] )[A-Z][\w'’-]*")
 """A capitalised word inside a sentence is a name ("ImageJ's Multi Measure"), not a task verb."""
+_THIRD_PARTY = re.compile(r"\s*(?:\w+ly,?\s+)?(?:my|our|the) (?:[\w-]+ ){0,3}?(?:supervisor|pi|boss|advis[eo]r|collaborator|"
+                          r"colleague|reviewer|referee|editor|student|postdoc|lab|group|team|manager|stakeholder|director|client|"
+                          r"mentor|committee)s?\b(?: (?:in|at|from) [\w-]+)? (?:\w+ ){0,2}?(?:would like|wants?|wanted|asked|asks|needs?|"
+                          r"requested|is asking|are asking|hopes?|is curious|are curious|wonders?|wondered)\b", re.IGNORECASE)
+"""A sentence that tells what someone else wishes ("My supervisor would like a first impression of ..."): when the
+writer also asks directly, the direct ask is what to do."""
 _WANTED = re.compile(r"\bwhat (?:i|we)(?:['’]m| am|['’]re| are) (?:after|looking for|interested in|hoping for)\b", re.IGNORECASE)
 """A statement that names the ask ("the rise times are what I'm after")."""
 _INSTRUCTION = re.compile(r"\s*(?:\w+ly\s+)?(?:watershed|threshold|smooth|denoise|deconvolve|average|filter|crop|downsample|"
@@ -90,6 +107,9 @@ def asking_part(clause: str) -> str:
     sentences = [s for s in _SENTENCE.split(clause.strip()) if s]
     asking = [s for s in sentences if _ASK_FORM.search(_WH_INSIDE.sub(" ", _NAMED.sub(" ", s))) or _INSTRUCTION.match(s)
               or _WANTED.search(s)]
+    direct = [s for s in asking if not _THIRD_PARTY.match(s)]
+    if direct and len(direct) < len(asking) and len(" ".join(direct).split()) >= 6:
+        asking = direct  # "My supervisor would like a first impression ... Could you tell me the mean event rate?"
     return " ".join(asking) if asking and len(asking) < len(sentences) else clause
 
 
@@ -144,4 +164,4 @@ def states_parameters(clause: str) -> dict[str, float]:
 
 
 __all__ = ["answer_form_only", "asking_part", "asks_per_cell", "asks_sources", "asks_the_dff", "only_a_rate", "states_parameters",
-           "tells_only", "the_ask"]
+           "tells_only", "the_ask", "wishes_only"]

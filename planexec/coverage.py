@@ -31,6 +31,7 @@ from planexec.clause_kinds import (
     states_parameters,
     tells_only,
     the_ask,
+    wishes_only,
 )
 from planexec.coverage_actions import (
     NEAR_MISS_MARGINS,
@@ -369,9 +370,13 @@ def assess(request: str, actions: Sequence[Action], scorer: Scorer, *, has_input
             # "look it up in the method papers and show me the passages with their sources": the same search
             decided = ClauseCoverage(clause, prev.served_by, prev.score, (), "asks for what the search before it returns")
         out += _split_if_both_served(decided, actions, judge, has_input)
-    if any(c.served_by not in (None, INPUT, NOTHING) for c in out):  # the request asks something served
+    served = {c.served_by for c in out} - {None, INPUT, NOTHING}
+    if served:  # the request asks something served
         out = [ClauseCoverage(c.clause, NOTHING, 1.0, (), "tells about the data or the writer; asks nothing")
-               if c.served_by is None and tells_only(c.clause) else c for c in out]
+               if c.served_by is None and tells_only(c.clause) else
+               ClauseCoverage(c.clause, NOTHING, 1.0, (), "tells what someone else wishes; the direct ask says what to do")
+               if c.served_by is None and wishes_only(c.clause) and c.candidates and c.candidates[0].name in served else c
+               for c in out]
     return Coverage(request, tuple(out))
 
 

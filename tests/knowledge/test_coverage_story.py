@@ -1,0 +1,91 @@
+"""The story around a long request (issue 12, sets y and A and requests_heldout10): what a result is for, what the
+writer or someone else is busy with, data labels and places, a manual step, and how the data was acquired ask
+nothing; a time unit the action does not report, or sending a result, is still refused."""
+
+from __future__ import annotations
+
+import pytest
+
+from planexec.clause_kinds import asking_part, wishes_only
+from planexec.coverage import assess
+from planexec.coverage_names import method_names
+from planexec.coverage_result import NOTHING
+from planexec.coverage_terms import without_purpose, worked_on
+from planexec.knowledge.reuse import extract_terms
+from planexec.similarity import EmbeddingScorer
+
+from .judging import decided, library
+
+
+@pytest.mark.parametrize(("text", "kept", "gone"), [
+    ("For the methods chapter of my thesis, I need a table of cell sizes", "table", "thesis"),
+    ("For table 2 in the paper: the number of ROIs", "roi", "paper"),
+    ("toy curves for a teaching session on functional boxplots", "curve", "boxplot"),
+    ("I'm putting together the supplement, so please measure each cell's area", "cell", "supplement"),
+])
+def test_an_occasion_or_the_writers_own_work_is_not_asked(text: str, kept: str, gone: str) -> None:
+    said = without_purpose(text).casefold()
+    assert gone not in said
+    assert kept in said or kept in worked_on(text)
+
+
+def test_the_input_history_and_the_next_step_add_nothing() -> None:
+    assert worked_on("turn the neuropil-subtracted traces into dF/F") == {"trace"}
+    asked = extract_terms(without_purpose("Before estimating firing rates I need the transients of each ROI")).groups
+    assert "feature" not in asked
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("how many ROIs survive curation on FOV3?", "FOV3"),
+    ("our colleagues at Heidelberg asked for the mean event rate", "Heidelberg"),
+])
+def test_data_labels_and_places_name_no_method(text: str, name: str) -> None:
+    assert name not in method_names(text)
+
+
+def test_a_capitalised_name_inside_a_sentence_is_no_task_verb() -> None:
+    text = "We used to work in the old Quick Measure macro. Could you give me each cell's mean intensity per frame?"
+    assert asking_part(text) == "Could you give me each cell's mean intensity per frame?"
+
+
+@pytest.mark.parametrize("text", [
+    "rise and decay of every transient in milliseconds",
+    "stacked dF/F traces of the cells with the time axis in seconds",
+    "count the ROIs and email the number to my PI",
+    "count the cells and send it to lab@example.org",
+])
+def test_a_time_unit_or_a_delivery_is_still_named(text: str) -> None:
+    groups = extract_terms(text).groups
+    assert groups.get("measure", frozenset()) & {"time_units"} or groups.get("action", frozenset()) & {"send"}
+
+
+@pytest.mark.parametrize(("clause", "action"), [
+    ("I want ROIs hand-drawn in napari later, so first the average image over all frames of the movie",
+     "mean_projection"),
+    ("motion-correct the stack; the drift comes from the animal grooming", "register_motion"),
+    ("the percentile F0 of each trace: the level only the lowest fifth of its samples fall below", "baseline_percentile"),
+    ("Sort every ROI into cell or not, based on features like trace skewness and compactness", "classify_cells"),
+])
+def test_served_whatever_the_story_names(minilm, clause: str, action: str) -> None:  # noqa: ANN001
+    assert decided(minilm, clause, action).accepted
+
+
+@pytest.mark.parametrize(("clause", "action"), [
+    ("half-decay time of every event, in ms", "event_kinetics"),
+    ("plot the stacked traces with an x axis in seconds", "plot_traces"),
+])
+def test_a_unit_the_action_does_not_report_is_refused(minilm, clause: str, action: str) -> None:  # noqa: ANN001
+    assert not decided(minilm, clause, action).accepted
+
+
+def test_a_vague_wish_beside_a_served_ask_is_the_story(minilm) -> None:  # noqa: ANN001
+    assert wishes_only("My PI would like an idea of how active these neurons are")
+    assert not wishes_only("My PI would like a raster plot of all cells")
+    # only when the wish is closest to the action that serves the direct ask (a conservative reading: requests_heldout10)
+    request = ("My supervisor would like a first impression of how active the population was before we invest in more "
+               "animals. Could you tell me the event rate of each cell?")
+    cov = assess(request, library(), EmbeddingScorer(minilm), has_input=True)
+    assert cov.clauses[0].served_by == NOTHING and cov.clauses[-1].served_by == "event_statistics"
+    mixed = assess("Count the cells. My PI would like a sense of how the cells are arranged in clusters.", library(),
+                   EmbeddingScorer(minilm), has_input=True)
+    assert not mixed.complete

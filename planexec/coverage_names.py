@@ -44,7 +44,7 @@ _SOURCE = re.compile(r"(?:\b[A-Z][\w-]*\s+){1,3}(?=(?:exports?|files?|format|mic
                      r"scopes?|software|spreadsheets?|workbooks?|dumps?|notebooks?|scripts?|toolbox(?:es)?|packages?)\b)")
 # A label of the data ("FOV2", "m3", "day2", "plane1") and a place people work ("my collaborator in Zurich") name no method
 _LABEL = re.compile(r"^(?:fov|roi|plane|session|sess|day|mouse|m|animal|slice|run|trial|field|site|cohort|batch|rig|room|"
-                    r"cell|z|t|s|d)\d+[a-z]?$", re.IGNORECASE)
+                    r"cell|z)\d+[a-z]?$", re.IGNORECASE)
 _PLACE = re.compile(r"\b(?:collaborators?|colleagues?|labs?|groups?|teams?|students?|postdocs?|partners?|friends?|people|folks|"
                     r"institutes?|universit(?:y|ies)|department|consortium|reviewers?|office|campus)\s+(?:in|at|from)\s+"
                     r"([A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)?)")

@@ -101,8 +101,11 @@ _DONE_TO_INPUT = re.compile(r"\b(?:registered|motion[- ]corrected|neuropil[- ](?
 
 _OCCASION = re.compile(r"\bfor (?:the|my|our|a|an) (?:[\w-]+ ){0,3}(?:paper|lab meeting|meeting|talk|poster|thesis|report|grant|"
                        r"manuscript|presentation|slides?|supplement\w*|figure(?: panels?)?|dashboard|review\w*|overlay|network analysis|"
-                       r"(?:teaching )?session|lecture|class|course|tutorial|workshop|journal club|chapter|section|part|appendix)\b"
+                       r"(?:teaching|training|lab|tutorial) session|lecture|class|course|tutorial|workshop|journal club|"
+                       r"(?:methods|results) (?:section|chapter))\b"
                        r"(?: (?:of|in) (?:the|my|our) (?:paper|manuscript|thesis))?(?: on [\w -]+?(?=[,.;:?!]|$))?|"
+                       r"\bfor (?:the|my|our|a|an) (?:[\w-]+ ){0,2}(?:part|chapter|section|appendix) (?:of|in) (?:the|my|our) "
+                       r"(?:paper|manuscript|thesis|report)\b|"
                        r"\bfor (?:figure|fig\.?|table) ?\d+\w*(?: (?:of|in) the (?:paper|manuscript|thesis))?|"
                        r"\bfor (?:my|our) (?:\w+ )?(?:table|spreadsheet|notes|records|lab ?book|notebook|slides?)\b|"
                        r"\bfor the (?:\w+ )?(?:table|spreadsheet)\s*(?=[:,])", re.IGNORECASE)

@@ -176,7 +176,8 @@ def closest_misses(scorer: Scorer, text: str, actions: Sequence[Action], best: d
     return out
 
 
-_PARAMETER_SYNONYMS = {"cutoff": "threshold", "cut": "threshold", "radii": "radius", "annuli": "annulus", "σ": "sigma"}
+_PARAMETER_SYNONYMS = {"cutoff": "threshold", "cut": "threshold", "radii": "radius", "annuli": "annulus", "σ": "sigma",
+                       "minimum": "min", "maximum": "max", "region": "area"}
 
 
 _COUNTED_ITEMS = re.compile(r"\b(\d+)\s+(?:[a-z]+\s+)?(?:cells?|neurons?|rois?|traces?|somata|units)\b", re.IGNORECASE)

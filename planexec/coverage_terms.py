@@ -205,7 +205,7 @@ def variable_objects(names: Iterable[str]) -> frozenset[str]:
 # A method's own parameter given a value ("sigma = 2.5 px", "a 5-frame window", "min distance 10 px between seeds"):
 # an action that takes no such parameter cannot honour it. The analysis parameters every capability reads
 # (planexec.params: cell diameter, frame rate, decay, thresholds) are not among these.
-_PARAMETER_NOUN = (r"sigma|σ|min(?:imum)?[- ]distance|radi(?:us|i)|annul(?:us|i)|(?:sliding |moving |running )?(?<!cranial )(?<!imaging )(?<!optical )(?<!glass )window|"
+_PARAMETER_NOUN = (r"sigma|σ|min(?:imum)?[- ](?:seed |peak |centre |center )?distance|min(?:imum)?[- ](?:region|area)(?: size)?|radi(?:us|i)|annul(?:us|i)|(?:sliding |moving |running )?(?<!cranial )(?<!imaging )(?<!optical )(?<!glass )window|"
                    r"kernel(?: size| width| length)?|footprint|bandwidth|(?:model |ar |filter )?order|lags?|cut-?off|"
                    r"bins?|components|clusters|iterations|(?:block|patch|tile) size|overlap|span|alpha|half-?width|"
                    r"neighbou?rhood")

@@ -89,3 +89,12 @@ def test_a_vague_wish_beside_a_served_ask_is_the_story(minilm) -> None:  # noqa:
     mixed = assess("Count the cells. My PI would like a sense of how the cells are arranged in clusters.", library(),
                    EmbeddingScorer(minilm), has_input=True)
     assert not mixed.complete
+
+
+def test_a_watershed_setting_the_code_fixes_is_read_as_a_parameter(minilm) -> None:  # noqa: ANN001
+    from planexec.coverage_terms import set_parameters
+
+    assert set_parameters("min region 60 px and min seed distance 10 px") == [("min region", 60.0),
+                                                                            ("min seed distance", 10.0)]
+    assert not decided(minilm, "watershed the mean image with a minimum seed distance of 12 px", "segment_watershed").accepted
+    assert decided(minilm, "watershed the mean image with a minimum region size of 9 px", "segment_watershed").accepted

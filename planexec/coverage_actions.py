@@ -198,8 +198,10 @@ def argument_problem(clause: str, action: Action) -> str | None:
     for name, spec in action.schema.items():
         if isinstance(spec, dict) and (kinds := kinds_of(spec)) & {"integer", "number"}:
             value = number_near(argument_words(name), clause)
+            if value is not None and "integer" in kinds and not value.is_integer():  # "a quarter of 22 ramps"
+                return f"{name} would be {value:g}, not a whole number"
             if value is not None:
-                args[name] = int(value) if "integer" in kinds and value.is_integer() else value
+                args[name] = int(value) if "integer" in kinds else value
     return action.check(args)
 
 

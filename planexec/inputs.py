@@ -90,8 +90,14 @@ def _path_from(texts: list[str], ctx: ToolContext) -> str | None:
 
 
 def argument_words(name: str) -> list[str]:
-    """The words of an argument's name a request would say beside its value: n_curves -> ["curves"]."""
-    return [w for w in name.lower().split("_") if w not in ("n", "num", "number", "of")]
+    """The words of an argument's name a request would say beside its value: n_curves -> ["curves"], and the
+    words users give the same items ("22 ramps", "80 model runs")."""
+    words = [w for w in name.lower().split("_") if w not in ("n", "num", "number", "of")]
+    return [*words, *(s for w in words for s in _SAID_FOR.get(w, ()))]
+
+
+_SAID_FOR = {"curves": ("ramps", "sines", "sine waves", "bumps", "gaussians", "members", "runs", "realisations",
+                        "realizations", "trajectories", "scenarios")}
 
 
 _ONES = "two three four five six seven eight nine".split()
@@ -123,7 +129,16 @@ def number_near(words: list[str], text: str) -> float | None:
             m = re.search(pattern, low)
             if m:
                 return float(m.group(1))
+        # "20 ramps where half of them are planted outliers": a fraction of the count said before it
+        m = re.search(rf"\b({'|'.join(_FRACTIONS)}) of (?:them|these|those|the \w+)\s+(?:[a-z-]+\s+){{0,3}}?{stem}s?\b", low)
+        total = re.findall(_NUMBER, low[:m.start()]) if m else []
+        if m and total:
+            return float(total[-1]) * _FRACTIONS[m.group(1)]
     return None
+
+
+_FRACTIONS = {"half": 0.5, "a third": 1 / 3, "one third": 1 / 3, "two thirds": 2 / 3, "a quarter": 0.25,
+              "one quarter": 0.25, "three quarters": 0.75}
 
 
 def _complete(schema: dict[str, Any], guess: dict[str, Any], step: PlanStep) -> bool:

@@ -98,3 +98,15 @@ def test_a_watershed_setting_the_code_fixes_is_read_as_a_parameter(minilm) -> No
                                                                             ("min seed distance", 10.0)]
     assert not decided(minilm, "watershed the mean image with a minimum seed distance of 12 px", "segment_watershed").accepted
     assert decided(minilm, "watershed the mean image with a minimum region size of 9 px", "segment_watershed").accepted
+
+
+def test_a_fraction_of_the_count_is_a_number(minilm) -> None:  # noqa: ANN001
+    from planexec.inputs import number_near
+
+    assert number_near(["outliers"], "make 24 sine curves with a quarter of them planted as outliers") == 6
+    assert number_near(["outliers"], "twenty ramps where half of them are outliers") == 10
+    refused = decided(minilm, "make 24 sine curves with half of them planted as outliers", "generate_ensemble_curves")
+    assert not refused.accepted and "n_outliers is 12" in refused.reason
+    assert number_near(["curves", "ramps"], "please simulate 22 ramps") == 22
+    odd = decided(minilm, "please simulate 22 sine waves, a quarter of them planted outliers", "generate_ensemble_curves")
+    assert not odd.accepted and "not a whole number" in odd.reason

@@ -1,13 +1,17 @@
 """What kind of thing a clause of a request is, apart from which action serves it: a statement that only tells,
 a word on the answer's form, a frame rate given alone, a question about a search's sources, a request for the
-ΔF/F itself. Long e-mail requests carry many such clauses around their ask (issue 12)."""
+ΔF/F itself, a wish to see a picture. Long e-mail requests carry many such clauses around their ask (issue 12)."""
 
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from planexec.coverage_wording import without_asides
 from planexec.knowledge.reuse import extract_terms
+
+if TYPE_CHECKING:
+    from planexec.coverage_terms import Named
 
 _ASKS_DFF = re.compile(r"^\s*(?:the\s+|a\s+|my\s+)?dff\b|"
                        r"(?<!\bwe )(?<!\bi )(?<!\bthey )(?<!\bbefore )(?<!\bafter )"  # "before we compute dF/F": a later step
@@ -136,6 +140,20 @@ _SETTING = re.compile(r"(?<![/\w.])\d+(?:\.\d+)?\s*(?:%|st|nd|rd|th|px|pixels?|f
 """A number that could set something ("the 20th percentile", "3 SD", "30 Hz"); "layer 2/3" or "GCaMP6f" set nothing."""
 
 
+_SEE = re.compile(r"\b(?:show|display|see|view|look at|eyeball|picture|pics?|snapshot|contours?|outlined?|stacked|ticked|"
+                  r"illustrat\w*|png|svg|pdf|jpe?g)\b", re.IGNORECASE)
+_RESULT_GROUPS = ("statistic", "measure", "feature", "shape")
+
+
+def asks_to_see(clause: str, asked: Named) -> bool:
+    """ "show me the ROIs on the image" asks for a picture; "show me the mean amplitude" a number, "show me the
+    passages" text."""
+    if asked.terms.groups.get("plot"):  # a kind of figure (a boxplot, a heatmap) is a picture whatever else it names
+        return True
+    return (bool(_SEE.search(clause)) and not any(g in asked.terms.groups for g in _RESULT_GROUPS)
+            and "paper" not in asked.objects)  # "show me the relevant passages" asks for text
+
+
 _SOURCES = re.compile(r"\bwhere (?:\w+ ){0,3}comes? from\b|\bsources?\b|\bcit(?:e|ation)s?\b|\breferences?\b|\bquote\b",
                       re.IGNORECASE)
 """What a literature search's passages are asked with: where each comes from, its source or citation."""
@@ -163,5 +181,5 @@ def states_parameters(clause: str) -> dict[str, float]:
     return from_request(clause)
 
 
-__all__ = ["answer_form_only", "asking_part", "asks_per_cell", "asks_sources", "asks_the_dff", "only_a_rate", "states_parameters",
+__all__ = ["answer_form_only", "asking_part", "asks_per_cell", "asks_sources", "asks_the_dff", "asks_to_see", "only_a_rate", "states_parameters",
            "tells_only", "the_ask", "wishes_only"]

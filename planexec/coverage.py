@@ -28,6 +28,7 @@ from planexec.clause_kinds import (
     asks_per_cell,
     asks_sources,
     asks_the_dff,
+    asks_to_see,
     states_parameters,
     tells_only,
     the_ask,
@@ -135,20 +136,6 @@ _ANALYSIS_PARAMETER = re.compile(r"parameter [0-9.e+-]+(?:px|hz|ms|s|um|µm)$")
 _STRICT_HERE = ("comparison ", "fit ", "test ", "statistic count")
 
 
-_SEE = re.compile(r"\b(?:show|display|see|view|look at|eyeball|picture|pics?|snapshot|contours?|outlined?|stacked|ticked|"
-                  r"illustrat\w*|png|svg|pdf|jpe?g)\b", re.IGNORECASE)
-_RESULT_GROUPS = ("statistic", "measure", "feature", "shape")
-
-
-def _asks_to_see(clause: str, asked: Named) -> bool:
-    """ "show me the ROIs on the image" asks for a picture; "show me the mean amplitude" a number, "show me the
-    passages" text."""
-    if asked.terms.groups.get("plot"):  # a kind of figure (a boxplot, a heatmap) is a picture whatever else it names
-        return True
-    return (bool(_SEE.search(clause)) and not any(g in asked.terms.groups for g in _RESULT_GROUPS)
-            and "paper" not in asked.objects)  # "show me the relevant passages" asks for text
-
-
 @dataclass(frozen=True)
 class Judge:
     """The coverage decision of one clause against one action (the same rule for tools and capabilities)."""
@@ -207,7 +194,7 @@ class Judge:
         asked = Named.of(without_purpose(ask))
         on = worked_on(split_negated(without_names(asking_part(text)))[0])
         asked = dataclasses.replace(asked, objects=on | foreign_files(text))
-        sees = _asks_to_see(ask, asked)
+        sees = asks_to_see(ask, asked)
         unknown = unknown_methods(split_negated(without_purpose(ask))[0], self.vocabulary or library_vocabulary(actions))
         up = self.upstream if self.upstream is not None else upstream_tasks(actions)
         said = normalise_notation(without_purpose(split_negated(ask)[0]))  # dF/F is one word, as in action_words

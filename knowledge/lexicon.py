@@ -19,6 +19,11 @@ LEXICON: list[tuple[str, str, str]] = [
              r"\b(?:jitter|motion|movement|drift|shifts?|wobble|shak\w*|artefacts?|artifacts?)\b(?: [\w/]+){0,2} (?:from|due to|"
              r"caused by|because of|during) (?:the )?(?:animal['’]s |mouse['’]s )?(?:lick\w*|whisk\w*|running|locomotion|grooming|"
              r"breathing|heart ?beats?|reward\w*)|"
+             # how the data is distributed, and why a statistic will not do, say why another is asked ("revenue is
+             # skewed by a few very large orders, so the mean is misleading")
+             r"\bskewed (?:by|towards?|to the (?:left|right))\b|"
+             r"\bthe (?:mean|average) (?:is|would be|will be|gets?|looks?) (?:\w+ )?(?:misleading|biased|distorted|pulled up|"
+             r"pulled down|inflated|useless|meaningless)\b|"
              # a wish for an impression says why the numbers are asked ("a first impression of how active the population was")
              r"\b(?:first |rough |quick |general )?(?:impression|idea|sense|feel(?:ing)?|picture|overview) (?:of|for) how "
              r"(?:[\w-]+ ){0,3}?(?:active|responsive|quiet|busy)\b|"

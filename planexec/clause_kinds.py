@@ -154,6 +154,17 @@ def asks_to_see(clause: str, asked: Named) -> bool:
             and "paper" not in asked.objects)  # "show me the relevant passages" asks for text
 
 
+_ADVICE = re.compile(r"^\s*(?:and\s+)?(?:how (?:should|do|does|can|would|is|are) (?:i|we|one|you|it|they|the|a|an)\b|"
+                     r"what (?:is|are|would be) the (?:best|right|recommended|usual|standard)\b|"
+                     r"which [\w-]+ (?:should|is best|is recommended)\b|why (?:do|does|should|is|are)\b)", re.IGNORECASE)
+
+
+def asks_advice(clause: str) -> bool:
+    """Whether a clause asks how a thing should be done ("how should the baseline F0 be chosen?"): advice, which a
+    literature search gives, not a computation."""
+    return bool(_ADVICE.match(clause))
+
+
 _SOURCES = re.compile(r"\bwhere (?:\w+ ){0,3}comes? from\b|\bsources?\b|\bcit(?:e|ation)s?\b|\breferences?\b|\bquote\b",
                       re.IGNORECASE)
 """What a literature search's passages are asked with: where each comes from, its source or citation."""
@@ -181,5 +192,5 @@ def states_parameters(clause: str) -> dict[str, float]:
     return from_request(clause)
 
 
-__all__ = ["answer_form_only", "asking_part", "asks_per_cell", "asks_sources", "asks_the_dff", "asks_to_see", "only_a_rate", "states_parameters",
+__all__ = ["answer_form_only", "asking_part", "asks_advice", "asks_per_cell", "asks_sources", "asks_the_dff", "asks_to_see", "only_a_rate", "states_parameters",
            "tells_only", "the_ask", "wishes_only"]

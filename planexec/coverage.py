@@ -25,6 +25,7 @@ from planexec.actions import Action, split_clauses
 from planexec.clause_kinds import (
     answer_form_only,
     asking_part,
+    asks_advice,
     asks_per_cell,
     asks_sources,
     asks_the_dff,
@@ -351,9 +352,11 @@ def assess(request: str, actions: Sequence[Action], scorer: Scorer, *, has_input
     for i, clause in enumerate(clauses):
         decided = assess_clause(clause, actions, judge, has_input, context=clauses[i - 1] if i else "")
         prev = out[-1] if out else None
-        if (decided.served_by is None and prev is not None
-                and (worked_on(clause) == {"paper"} or (not worked_on(clause) and asks_sources(clause)))
-                and prev.served_by in {a.name for a in actions if "paper" in named(a).objects}):
+        search = prev is not None and prev.served_by in {a.name for a in actions if "paper" in named(a).objects}
+        if search and asks_advice(clause):  # "According to the method papers, how should F0 be chosen?"
+            decided = ClauseCoverage(clause, prev.served_by, prev.score, (), "asks what the search before it looks up")
+        elif (decided.served_by is None and search
+                and (worked_on(clause) == {"paper"} or (not worked_on(clause) and asks_sources(clause)))):
             # "look it up in the method papers and show me the passages with their sources": the same search
             decided = ClauseCoverage(clause, prev.served_by, prev.score, (), "asks for what the search before it returns")
         out += _split_if_both_served(decided, actions, judge, has_input)

@@ -110,3 +110,16 @@ def test_a_fraction_of_the_count_is_a_number(minilm) -> None:  # noqa: ANN001
     assert number_near(["curves", "ramps"], "please simulate 22 ramps") == 22
     odd = decided(minilm, "please simulate 22 sine waves, a quarter of them planted outliers", "generate_ensemble_curves")
     assert not odd.accepted and "not a whole number" in odd.reason
+
+
+def test_a_question_of_advice_after_a_search_is_the_search(minilm) -> None:  # noqa: ANN001
+    request = "From the papers you hold, which percentile should the F0 be? Show the passages with their sources."
+    cov = assess(request, library(), EmbeddingScorer(minilm), has_input=False)
+    assert cov.complete and {c.served_by for c in cov.clauses} == {"rag_retrieval"}
+
+
+def test_why_a_statistic_will_not_do_is_the_story(minilm) -> None:  # noqa: ANN001
+    request = ("The units column is skewed by a handful of bulk orders, so the average is misleading. "
+               "What is the median of units?")
+    cov = assess(request, library(), EmbeddingScorer(minilm), has_input=True)
+    assert cov.complete and cov.clauses[-1].served_by == "describe_table"

@@ -154,9 +154,11 @@ def asks_to_see(clause: str, asked: Named) -> bool:
             and "paper" not in asked.objects)  # "show me the relevant passages" asks for text
 
 
-_ADVICE = re.compile(r"^\s*(?:and\s+)?(?:how (?:should|do|does|can|would|is|are) (?:i|we|one|you|it|they|the|a|an)\b|"
+_ADVICE = re.compile(r"^\s*(?:and\s+)?(?:how (?:should|shall|ought)\b|how (?:do|does|can|would) (?:i|we|one|you|people)\b|"
                      r"what (?:is|are|would be) the (?:best|right|recommended|usual|standard)\b|"
-                     r"which [\w-]+ (?:should|is best|is recommended)\b|why (?:do|does|should|is|are)\b)", re.IGNORECASE)
+                     r"which [\w-]+ (?:should|is best|is recommended)\b|why (?:should|do (?:people|we|you|they))\b)",
+                     re.IGNORECASE)
+"""Advice asked ("how should F0 be chosen", "how do people pick r"); "how do the cells' rates compare" asks the data."""
 
 
 def asks_advice(clause: str) -> bool:

@@ -361,13 +361,17 @@ def assess(request: str, actions: Sequence[Action], scorer: Scorer, *, has_input
             decided = ClauseCoverage(clause, prev.served_by, prev.score, (), "asks for what the search before it returns")
         out += _split_if_both_served(decided, actions, judge, has_input)
     served = {c.served_by for c in out} - {None, INPUT, NOTHING}
-    if served:  # the request asks something served
-        out = [ClauseCoverage(c.clause, NOTHING, 1.0, (), "tells about the data or the writer; asks nothing")
-               if c.served_by is None and tells_only(c.clause) else
-               ClauseCoverage(c.clause, NOTHING, 1.0, (), "tells what someone else wishes; the direct ask says what to do")
-               if c.served_by is None and wishes_only(c.clause) and c.candidates and c.candidates[0].name in served else c
-               for c in out]
-    return Coverage(request, tuple(out))
+    return Coverage(request, tuple(_story(c, served) if served and c.served_by is None else c for c in out))
+
+
+def _story(c: ClauseCoverage, served: set[str | None]) -> ClauseCoverage:
+    """An unserved clause beside a served ask: nothing asked if it only tells about the data or the writer, or a
+    vague wish of someone else's whose closest action serves the ask; else unchanged."""
+    if tells_only(c.clause):
+        return ClauseCoverage(c.clause, NOTHING, 1.0, (), "tells about the data or the writer; asks nothing")
+    if wishes_only(c.clause) and c.candidates and c.candidates[0].name in served:
+        return ClauseCoverage(c.clause, NOTHING, 1.0, (), "tells what someone else wishes; the direct ask says what to do")
+    return c
 
 
 _AND = re.compile(r"\s+and\s+", re.IGNORECASE)

@@ -137,8 +137,9 @@ def number_near(words: list[str], text: str) -> float | None:
     return None
 
 
-_FRACTIONS = {"half": 0.5, "a third": 1 / 3, "one third": 1 / 3, "two thirds": 2 / 3, "a quarter": 0.25,
-              "one quarter": 0.25, "three quarters": 0.75}
+_FRACTIONS = {"half": 0.5, "a third": 1 / 3, "one third": 1 / 3, "2 thirds": 2 / 3, "a quarter": 0.25,
+              "one quarter": 0.25, "3 quarters": 0.75}
+"""Fractions as `number_near` sees them, after number words became digits ("two thirds" -> "2 thirds")."""
 
 
 def _complete(schema: dict[str, Any], guess: dict[str, Any], step: PlanStep) -> bool:

@@ -105,6 +105,8 @@ def test_a_fraction_of_the_count_is_a_number(minilm) -> None:  # noqa: ANN001
 
     assert number_near(["outliers"], "make 24 sine curves with a quarter of them planted as outliers") == 6
     assert number_near(["outliers"], "twenty ramps where half of them are outliers") == 10
+    assert number_near(["outliers"], "make 30 curves, two thirds of them outliers") == 20
+    assert number_near(["outliers"], "make 24 curves, three quarters of them outliers") == 18
     refused = decided(minilm, "make 24 sine curves with half of them planted as outliers", "generate_ensemble_curves")
     assert not refused.accepted and "n_outliers is 12" in refused.reason
     assert number_near(["curves", "ramps"], "please simulate 22 ramps") == 22

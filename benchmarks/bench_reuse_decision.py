@@ -171,10 +171,12 @@ DEVELOPMENT = {
     "y": "harder pairs written blind on 2026-11-27 by an eighteenth helper, held out until read once (e5fe333); now development",
     "z": "pairs written blind on 2026-11-27 by a twentieth helper, held out until read (1264502, 4202d32); now development",
     "A": "harder pairs written blind on 2026-11-27 by a twenty-first helper, held out until read (1264502, 4202d32); now development",
+    "B": "mixed-voice pairs written blind on 2026-11-27 by a twenty-third helper, held out until read once (175eee4); now development",
+    "C": "hard e-mail pairs written blind on 2026-11-27 by a twenty-fourth helper, held out until read once (175eee4); now development",
 }
 """The development sets beside set a: their errors may be printed (--errors)."""
 
-HELD_OUT = "BC"
+HELD_OUT = "DE"
 """The held-out sets: their figures are printed without --dev-only, their errors never."""
 
 DEV_SETS = LABELLED_SETS

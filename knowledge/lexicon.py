@@ -81,6 +81,9 @@ LEXICON: list[tuple[str, str, str]] = [
     ("correlation", "kendall", r"kendall"),
     ("segmentation", "otsu", r"otsu"),
     ("segmentation", "watershed", r"watershed"),
+    # one threshold value given for the whole image: the segmentations here choose theirs (Otsu, a z-score)
+    ("segmentation", "fixed_threshold", r"\b(?:fixed|manual|hard|absolute|hand-picked) (?:intensity )?(?:threshold|cut-?off)\b|"
+                                        r"\bthreshold (?:it |them |the image )?at (?:a )?(?:fixed )?(?:value )?(?:of )?\d"),
     ("segmentation", "adaptive_threshold", r"(?:adaptive|local) threshold\w*"),
     ("segmentation", "blob_log", r"blob\w*|laplacian of gaussian"),
     ("segmentation", "cellpose", r"cellpose"),
@@ -117,7 +120,7 @@ LEXICON: list[tuple[str, str, str]] = [
                                 r"(?: of (?:its |their |the )?(?:[\w()-]+ ){0,3}(?:samples|values|points|frames))?(?: (?:fall|lie|are) below)?"),
     # "over 20 min" is a duration, not a comparison
     ("comparison", "more", r"more than|greater than|larger than|bigger than|longer than|"
-                           r"above(?! (?:each other|one another|the other)\b)|at least(?! once\b)|exceed\w*|"
+                           r"above(?! (?:each other|one another|the other|another)\b)|at least(?! once\b)|exceed\w*|"
                            r"\bover (?=\d)(?!\d+(?:\.\d+)?\s*(?:min\w*|s|sec\w*|hours?|h|days?|weeks?|frames?|ms)\b)"),
     ("comparison", "less", r"fewer than|less than|smaller than|shorter than|\bunder (?=\d)|below|at most"),
     ("plot", "line", r"line plots?|stacked traces"),
@@ -130,7 +133,7 @@ LEXICON: list[tuple[str, str, str]] = [
     ("plot", "violin", r"violin"),
     ("plot", "render_3d", r"\bsurface (?:box)?plots?|\b(?:3[- ]?d|three[- ]dimensional) (?:render\w*|views?|plots?|surfaces?|reconstructions?|"
                           r"visuali[sz]\w*|models?|figures?)|\bin 3[- ]?d\b|surface plot|\brender\w*"),
-    ("plot", "animation", r"animat\w*|\bgifs?\b|\bmp4\b|\bvideo of\b|\bmovie of the (?:traces|cells|rois)\b"),
+    ("plot", "animation", r"animat\w*|\bgifs?\b|\bmp4\b|\bvideo of\b|\b(?:movie|video) of the (?:[\w-]+ )?(?:traces|cells|rois|neuropil|background)\b"),
     ("plot", "pie", r"\bpie (?:charts?|plots?)"),
     ("plot", "bar", r"\bbar (?:charts?|plots?|graphs?)|\bbar ?graphs?"),
     # a relation between two things: what one action computes per thing is not it
@@ -142,10 +145,12 @@ LEXICON: list[tuple[str, str, str]] = [
                         r"\b(?:first|last|initial|final) (?:\d+|few|ten|twenty|fifty|hundred) ?(?:\w+ )?(?:frames?|seconds?|"
                         r"minutes?|cells?|rois?|neurons?|curves?|rows?|samples?|trials?)\b|\bframes? \d+ ?(?:-|to|through) ?\d+\b|"
                         r"\bsubsets?\b|\b(?:odd|even)[- ]numbered\b|\b(?:first|second|last) half\b|"
+                        r"\b(?:left|right|top|bottom|upper|lower) (?:half|third|quarter|side) of the (?:image|fov|field|frame|movie)\b|"
+                        r"\bonly (?:cells?|rois?|neurons?|units?) (?:#|no\.? ?)?\d+|"
                         r"\bonly (?:from |in |during |over |on )?(?:the )?(?:frames|trials|periods|epochs|times)\b (?:of|when|where|with|"
                         r"without|in which|during)\b|"
                         # "leave those flagged frames out", "drop the members that have gaps"
-                        r"\b(?:leav\w*|exclud\w*|drop\w*|skip\w*|discard\w*|omit\w*) (?:\w+ ){0,2}(?:frames?|trials?|curves?|"
+                        r"\b(?:leav\w*|exclud\w*|drop\w*|skip\w*|discard\w*|omit\w*|throw\w* (?:out|away)) (?:\w+ ){0,2}(?:frames?|trials?|curves?|"
                         r"runs?|members?|samples?|rows?)\b"),
     # the whole field of view as one signal or reference ("the global mean trace", "whole-frame background"): every
     # action here works per cell, per pixel or per pixel's neighbourhood
@@ -172,7 +177,18 @@ LEXICON: list[tuple[str, str, str]] = [
     # times in seconds: kinetics and trace figures here count frames
     ("measure", "time_units", r"\bin (?:milli)?seconds?\b|\bin ms\b|\b(?:time|x)[- ]?axis in s\b"),
     # sizes in physical units need a pixel size no action reads
-    ("measure", "physical_units", r"µm²|um²|µm\^?2|um\^?2|square micro\w*|\bin (?:µm|um|microns?|micrometers?)\b"),
+    ("measure", "physical_units", r"µm²|um²|µm\^?2|um\^?2|square micro\w*|\bin (?:µm|um|microns?|micrometers?)\b|"
+                                  r"mm²|mm\^?2|square mill\w*|\bper (?:mm|millimet\w*|cm)\b|\b(?:cell |neuron |roi )?densit(?:y|ies)\b"),
+    # one channel is read: a structural or second channel ("the red tdTomato channel") is another input
+    ("scope", "other_channel", r"\b(?:red|structural|anatomical|second|other|static|reference) channel\b|\bchannel ?[2-9]\b"),
+    # noise that changes along the curve: the generator adds one level of noise everywhere
+    ("scope", "heteroscedastic", r"heteroscedastic\w*|\bnoise (?:that |which )?(?:grows|increases|rises|gets (?:larger|bigger|stronger))"),
+    # what the axes say: the figures here label their own axes
+    ("scope", "axis_labels", r"\baxis labels?\b|\blabel\w* (?:the )?(?:x|y)[- ]?axis|\b(?:name|units?|label) on the (?:x|y)[- ]?axis\b|"
+                             r"\breal (?:time|dates?|years?) (?:axis|on the x)"),
+    # several files at once: each reader here opens one
+    ("scope", "many_files", r"\b(?:two|three|four|five|several|multiple|\d+) (?:separate |csv |tsv |npy |data )?(?:files|csvs|tables|spreadsheets)\b|"
+                            r"\bsplit (?:over|across|into) (?:\w+ )?(?:files|parts)\b"),
     ("scope", "axial", r"\baxial\b|\bz[- ]?(?:motion|drift|shifts?|movement)\b|\(z\)"),
     ("scope", "split", r"(?<!\brow )(?<!\brows )(?<!\bline )\b(?:per|each|every|for each|within each|by|across) (?:[\w-]+ )?(?:trials?|quadrants?|layers?|epochs?|"
                        r"blocks?|stimul\w*|planes?|halves|sweeps?|repeats?|z[- ]?planes?)\b|\bseparately\b|\bside[- ]by[- ]side\b|"
@@ -206,8 +222,8 @@ LEXICON: list[tuple[str, str, str]] = [
                          r"categorie|month|year|week|day|condition|site|animal|mouse|mice|subject|session)s?\b"),
     ("object", "mean_trace", r"(?:mean|average|population)[- ](?:fluorescence )?(?:trace|time course|signal)s?"),
     # "the biggest single revenue figure" is a number
-    ("action", "plot", r"\bplot\w*|\bdraw\w*(?! (?:a |an |some |\d+ )?(?:\w+ ){0,2}samples?\b)|visuali[sz]\w*|(?<!single )(?<!revenue )(?<!sales )(?<!headline )(?<!cost )"
-                       r"(?<!price )\bfigures?\b(?! (?:of|for) (?:revenue|sales|units|cost|price)\b)|\boverlay\w*|\bcharts?\b|\bpanels?\b|\bdiagrams?\b|"
+    ("action", "plot", r"\bplot\w*\b(?! (?:code|scripts?|functions?|librar\w*|routines?|tools?)\b)|\b(?:a|an|quick|simple|rough) visuals?\b(?! (?:check|inspection|cortex|area|stimul\w*))|\bdraw\w*(?! (?:a |an |some |\d+ )?(?:\w+ ){0,2}samples?\b)|visuali[sz]\w*|(?<!single )(?<!revenue )(?<!sales )(?<!headline )(?<!cost )"
+                       r"(?<!price )\bfigures?\b(?! (?:of|for) (?:revenue|sales|units|cost|price)\b)(?! out\b)|\boverlay\w*|\bcharts?\b|\bpanels?\b|\bdiagrams?\b|"
                        r"\bgraph(?:s|ed|ing)?\b|\bfigs?\b"),
     # sending a result to someone: no action here mails, uploads or posts anything
     ("action", "send", r"\b(?:e-?mail|mail|send|forward|upload|post|share|slack|text)(?:s|ed|ing)? (?:it|them|this|that|these|those|"
@@ -224,14 +240,14 @@ LEXICON: list[tuple[str, str, str]] = [
     ("statistic", "variance", r"variances?"),
     ("statistic", "percentile", r"percentiles?|quantiles?|quartiles?"),
     ("statistic", "max", r"(?<!local )\bmax(?:imum|ima)?\b|largest|highest"),
-    ("statistic", "min", r"(?<![\d.] )(?<!\d)\bmin(?:imum|ima)?\b|smallest|lowest"),
+    ("statistic", "min", r"(?<![\d.] )(?<!\d)(?<!\d-)\bmin(?:imum|ima)?\b|smallest|lowest"),
     ("statistic", "sum", r"\bsum\b|\btotal\b(?! (?:\w+ )?(?:number|count))"),
     ("statistic", "mode", r"\bmode\b"),
-    # "how many frames does it take to fall to half" asks a duration, not a count
-    ("statistic", "count", r"\bcount\w*|number of|how many(?! (?:frames|seconds|ms|milliseconds|minutes) (?:does|do|did|will) (?:[\w-]+ ){0,6}?take)|"
+    # "how many frames does it take to fall to half" asks a duration, not a count; "which ROIs count as cells" a label
+    ("statistic", "count", r"\bcount\w*\b(?! as\b)|number of|how many(?! (?:frames|seconds|ms|milliseconds|minutes) (?:does|do|did|will) (?:[\w-]+ ){0,6}?take)|"
                            r"\btall(?:y|ies)\b"),
     ("measure", "active", r"\bactive\b(?! together)|\bresponsive\b|\binactive\b|\bsilent\b|"
-                          r"\b(?:show|shows|showing|with|have|has) (?:any |some |no )?activity\b"),
+                          r"\b(?:show|shows|showing|with|have|has) (?:any |some |no )?activity\b|\bactivity[- ](?:features?|measures?|criteria|information)\b"),
     ("measure", "rejected", r"\b(?:rejected|discarded)\b"),
     # "a few big orders skew it" says why another statistic is asked, not the skewness
     ("measure", "skewness", r"skew(?:ness|ed)\b|\bskew\b(?! (?:it|them|this|that|things|the (?:mean|average|results?|numbers?))\b)"),

@@ -42,6 +42,7 @@ from planexec.coverage_actions import (
     closest_misses,
     counted,
     figure_only,
+    images_only,
     in_a_table,
     makes_figure,
     named,
@@ -242,7 +243,7 @@ class Judge:
         # between the halves") or a count ("how many ROIs are active?") the action neither names nor outputs
         # (n_cells, events_per_cell) is not done
         strict_here = _STRICT_HERE if not outputs_count(action) else _STRICT_HERE[:3]
-        if action.outputs and all(o.endswith("image") for o in action.outputs):  # a variance image is another image
+        if images_only(action):  # a variance image is another image
             strict_here = (*strict_here, "statistic ")
         if any("threshold" in p for p in action.parameters):  # "a cell probability above 0.7" sets its threshold
             strict_here = tuple(x for x in strict_here if x != "comparison ")
@@ -260,8 +261,10 @@ class Judge:
         if unsaid and not ok and "below" in reason:
             reason += f"; words it never says: {', '.join(unsaid)}"
         unnamed = sorted(asked.objects - have.objects) if self.check_objects else []
-        if unnamed == ["cell"] and have.objects == {"image"} and not per_cell:
+        if unnamed == ["cell"] and (have.objects == {"image"} or images_only(action)) and not per_cell:
             unnamed = []  # "so the dim cells show up": cells are what an image of the movie shows, unless asked per cell
+        if unnamed == ["table"] and "curve" in asked.objects and "path" in action.parameters:
+            unnamed = []  # "Ensemble file: runs.csv (one run per row)": the file the curves are read from
         vetoes = [(kind, why) for kind, why, applies in (
             ("conflict", reason, bool(terms.conflicts)),
             ("unknown method", f"names {', '.join(unknown)}, which no tool or capability here does", bool(unknown)),

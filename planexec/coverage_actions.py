@@ -120,6 +120,11 @@ def figure_only(action: Action) -> bool:
     return bool(action.outputs) and all(o.startswith("fig") for o in action.outputs)
 
 
+def images_only(action: Action) -> bool:
+    """Whether every output of the action is an image of the movie (a projection, a correlation image)."""
+    return bool(action.outputs) and all(o.endswith("image") for o in action.outputs)
+
+
 def makes_figure(action: Action) -> bool:
     """Whether the action draws a figure (a visualisation tool, or a figure among its outputs)."""
     return action.type == "vis" or any(o.startswith("fig") for o in action.outputs)
@@ -177,7 +182,7 @@ def closest_misses(scorer: Scorer, text: str, actions: Sequence[Action], best: d
 
 
 _PARAMETER_SYNONYMS = {"cutoff": "threshold", "cut": "threshold", "radii": "radius", "annuli": "annulus", "σ": "sigma",
-                       "minimum": "min", "maximum": "max", "region": "area"}
+                       "minimum": "min", "maximum": "max", "region": "area", "fence": "factor"}
 
 
 _COUNTED_ITEMS = re.compile(r"\b(\d+)\s+(?:[a-z]+\s+)?(?:cells?|neurons?|rois?|traces?|somata|units)\b", re.IGNORECASE)
@@ -211,7 +216,7 @@ def untaken_parameters(given: Sequence[tuple[str, float]], action: Action) -> li
     takes = {w.rstrip("s") for p in action.parameters for w in p.lower().split("_")}
     out = []
     for noun, value in given:
-        words = {_PARAMETER_SYNONYMS.get(w, w).rstrip("s") for w in noun.split()}
+        words = {_PARAMETER_SYNONYMS.get(w, _PARAMETER_SYNONYMS.get(w.rstrip("s"), w)).rstrip("s") for w in noun.split()}
         if not words & takes and not any(w.rstrip("s") in words and v == value for w, v in action.fixed):
             out.append(f"parameter: sets {noun} to {value:g}, which it does not take")
     return out
@@ -247,5 +252,5 @@ def prefer_default(clause: str, cands: list[Candidate], actions: Sequence[Action
 
 
 __all__ = ["NEAR_MISS_ALONE", "NEAR_MISS_MARGINS", "UNSAID_PENALTIES", "argument_problem", "card_of", "closest_misses", "counted", "distinguishing", "figure_only",
-           "in_a_table", "makes_figure", "named",
+           "images_only", "in_a_table", "makes_figure", "named",
            "near_misses", "outputs_count", "per_frame_too", "phrasings", "prefer_default", "untaken_parameters", "tool_phrasings", "upstream_tasks", "with_upstream"]

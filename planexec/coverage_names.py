@@ -48,6 +48,9 @@ _LABEL = re.compile(r"^(?:fov|roi|plane|session|sess|day|mouse|m|animal|slice|ru
 _PLACE = re.compile(r"\b(?:collaborators?|colleagues?|labs?|groups?|teams?|students?|postdocs?|partners?|friends?|people|folks|"
                     r"institutes?|universit(?:y|ies)|department|consortium|reviewers?|office|campus)\s+(?:in|at|from)\s+"
                     r"([A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)?)")
+# A cell type, area or animal line named before what it names ("Purkinje cells", "Fmr1 KO slices") is no method
+_ANATOMY = re.compile(r"(?:\b[A-Z][\w-]*\s+){1,2}(?=(?:cells?|neurons?|interneurons?|layers?|cortex|nucleus|slices?|mice|"
+                      r"mouse|rats?|lines?|KO|knock-?outs?|animals)\b)")
 _QUALIFIED = re.compile(r"-(?:based|style|like|type|driven|derived)$", re.IGNORECASE)
 """A suffix that qualifies a name without changing it: "LoG-based" names LoG, "suite2p-style" suite2p."""
 _FUNCTION_WORDS = frozenset("and the for per with from each any all are its into over than then when".split())
@@ -118,7 +121,8 @@ def _spells(acronym: str, phrase: tuple[str, ...]) -> bool:
 def method_names(clause: str) -> list[str]:
     """Words and phrases of `clause` that read as the name of a method (by their form or family)."""
     text = _QUOTED.sub(lambda m: " " * len(m.group(0)), clause)  # a quoted title names nothing
-    text = _SOURCE.sub(lambda m: " " * len(m.group(0)), _ACQUISITION.sub(lambda m: " " * len(m.group(0)), text))
+    for blank in (_ACQUISITION, _SOURCE, _ANATOMY):
+        text = blank.sub(lambda m: " " * len(m.group(0)), text)
     text = _NOTATION.sub(" ", _SIGN_OFF.sub(lambda m: m.group(0)[:m.start(1) - m.start(0)] + " " * len(m.group(1)), text))
     text = _PLACE.sub(lambda m: m.group(0)[:m.start(1) - m.start(0)] + " " * len(m.group(1)), text)
     spaced = re.sub(r"(?<=[A-Za-z])[-_](?=[A-Za-z])", " ", text)  # "optical-flow", "random_walker": same length

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from planexec.knowledge.reuse import Terms, extract_terms
 
 # File formats no reader here opens (tables are csv, tsv or json; curves npy or csv; movies png, tiff, npy or h5).
-_FOREIGN_FILES = (r"\.(?:xlsx?|parquet|feather|sav|dta|rds|sqlite|db|mat)\b|"
+_FOREIGN_FILES = (r"\.(?:xlsx?|parquet|feather|sav|dta|rds|sqlite|db|mat|zip|roi)\b|\broi ?sets?\b|\bimagej rois?\b|"
                   r"\bmatlab (?:\.mat |v\d+ )?(?:files?|structs?|formats?|workspaces?)\b")
 _FOREIGN_FILE_RE = re.compile(_FOREIGN_FILES, re.IGNORECASE)
 # What a clause is about: an action that never names one of these objects does not work on it
@@ -24,18 +24,18 @@ _FOREIGN_FILE_RE = re.compile(_FOREIGN_FILES, re.IGNORECASE)
 _OBJECTS = {
     "cell": r"\bcells?\b|\bneurons?\b|\brois?\b|\bsomat\w*|cell bod\w*|regions? of interest|\bper-cell\b",
     # a peak of the image ("peak image", "local peaks", "peak seeds") is a place or a projection, not an event
-    "event": r"\bevents?\b|\btransients?\b|\bspikes?\b|(?<!seeds at )(?<!seed per )(?<!local )(?<!intensity )\bpeaks?\b"
+    "event": r"\bevents?\b|\btransients?\b|\bspikes?\b|(?<!seeds at )(?<!seed per )(?<!local )(?<!intensity )(?<!brightness )(?<!those )(?<!these )\bpeaks?\b"
              r"(?![- ](?:over[- ]time[- ])?(?:projection|intensity|brightness|value|image|frame|seed)s?\b)"
              # "do they fire together" asks a correlation, not the events
              r"|\bfir(?:e|es|ing)\b(?! (?:together|in sync|synchronously|at the same time))",
     # "in pixels", "50 pixels" and "per 100 frames" are units of a size or a rate, not the image
-    "image": r"\bimages?\b|(?<!\d )\bframes?\b|\bmovie\b|\bstack\b(?! (?:the|them|all|up|each|every|of (?:\S+ ){0,2}(?:lines|traces|curves|plots))\b)"
+    "image": r"\bimages?\b|(?<!\d )\bframes?\b|\bmovie\b|(?<!offset )(?<!vertical )\bstack\b(?! (?:the|them|all|up|each|every|of (?:\S+ ){0,2}(?:lines|traces|curves|plots))\b)"
              r"|(?<!\bin )(?<!\d )\bpixels?\b|\bprojection\b|\brecording\b|field of view",
     "curve": r"\bcurves?\b|\bensemble\b",
-    "table": r"\btables?\b|\bcolumns?\b|(?<!one )\brows?\b(?!,? ?(?:and |/)?col)(?! per\b)|\bcsv\b|\bspreadsheet\b",
+    "table": r"\btables?\b|\bcolumns?\b|(?<!one )(?<!per )\brows?\b(?!,? ?(?:and |/)?col)(?! per\b)|\bcsv\b|\bspreadsheet\b",
     # "time series" is left out: Fiji calls a movie one, others a trace
     "trace": r"\btraces?\b|\btime[- ]?courses?\b|\bd\s*f\s*/\s*f0?\b|[δΔ]\s*f\s*/\s*f|\bdff\b",
-    "neuropil": r"\bneuropil\b",
+    "neuropil": r"\bneuropil\b|\blocal background\b|\bbackground (?:around|surrounding|near)\b|\bsurround(?:ing)? (?:signal|ring|annulus|background)\b",
     "vessel": r"\bvessels?\b|\bdendrit\w*|\baxons?\b",
     # things no action here works on: a clause about them is not served whatever its wording
     "foreign": r"\baudio\b|\bpodcasts?\b|\bsound\b|\bspeech\b|\bvoice\b|\bmusic\b|\bsongs?\b|\bgenom\w*|\bdna\b|"
@@ -62,7 +62,7 @@ _VARIABLE_OBJECTS = (
 # A denial and the few words it covers: "without neuropil correction", "no figure", "not deconvolved"
 # ("cell or not" denies nothing).
 # "not counting the rejected ROIs" and "excluding" leave something out, like "except"; "don't need a plot" denies one.
-_NEGATED = re.compile(r"\b(?:without|no|not counting|excluding|leaving out|(?<!\bor )not|w/o|instead of|rather than|"
+_NEGATED = re.compile(r"\b(?:without(?! (?:being )?(?:dragged|pulled|biased|affected|thrown off|fooled|distorted)\b)|(?<!yes/)(?<!yes or )no|not counting|excluding|leaving out|(?<!\bor )not|w/o|instead of|rather than|"
                       r"except|(?:don|doesn|won)['’]?t(?! know\b)(?: (?:need|want))?|no need for)\b((?:\s+[\w/'-]+){1,3})",
                       re.IGNORECASE)
 
@@ -75,8 +75,8 @@ _DOING = ("task", "action")
 # dim active cells" works on the movie, "a baseline that follows bleaching over the recording" on traces.
 _PURPOSE = re.compile(r"\b(?:(?:to|in order to)\s+(?:find|spot|see|locate|identify|reveal|highlight|try|test|check)|"
                       r"(?:it|this|that)['’]?s for\b|(?:to|so|want to|plan to|going to)\b[^.?!;]*\blater\b|"
-                      r"so (?:that )?(?:i|we|you) can|so (?:that )?(?:\w+\s+){1,5}?(?:can|could|will|does|doesn'?t|don'?t|"
-                      r"won'?t|pops?|stands?)\b|\b(?:that |which )?(?:i|we) (?:can|could) (?:test|try|use|run|check)\b)\b"
+                      r"so (?:that )?(?:i|we|you) can|so (?:that )?(?:\w+(?:\.\d+)?%?\s+){1,5}?(?:can|could|will|does|doesn'?t|don'?t|means?|"
+                      r"won'?t|pops?|stands?|shows?|appears?|comes?|separates?)\b|\b(?:that |which )?(?:i|we) (?:can|could) (?:test|try|use|run|check)\b)\b"
                       r"(?:[^.?!]|\.(?=\d))*",  # to the end of its sentence: the ask may follow
                       re.IGNORECASE)
 _BEFORE_WE = re.compile(r"\bbefore (?:i|we|you|they) [^,.;:?!]*|"
@@ -107,14 +107,16 @@ _OCCASION = re.compile(r"\bfor (?:the|my|our|a|an) (?:[\w-]+ ){0,3}(?:paper|lab 
                        r"\bfor (?:the|my|our|a|an) (?:[\w-]+ ){0,2}(?:part|chapter|section|appendix) (?:of|in) (?:the|my|our) "
                        r"(?:paper|manuscript|thesis|report)\b|"
                        r"\bfor (?:figure|fig\.?|table) ?\d+\w*(?: (?:of|in) the (?:paper|manuscript|thesis))?|"
-                       r"\bfor (?:my|our) (?:\w+ )?(?:table|spreadsheet|notes|records|lab ?book|notebook|slides?)\b|"
-                       r"\bfor the (?:\w+ )?(?:table|spreadsheet)\s*(?=[:,])", re.IGNORECASE)
+                       r"\bfor (?:my|our) (?:[\w-]+ )?(?:table|spreadsheet|notes|records|lab ?book|notebook|slides?)\b|"
+                       r"\bfor the (?:[\w-]+ )?(?:table|spreadsheet)\s*(?=[:,]|\s(?:i|we)\b)|"
+                       r"\b(?:goes|go|going|will go) (?:straight |directly )?(?:in|into|to) (?:the|my|our|a) (?:[\w-]+ ){0,2}"
+                       r"(?:table|spreadsheet|paper|report|thesis|figure|slides?|talk|poster|supplement\w*)\b(?: for the (?:paper|report|thesis))?", re.IGNORECASE)
 """What a result is for ("for the paper", "for my thesis figure", "for a teaching session on functional boxplots") is
 not an object worked on or a figure asked."""
 _ACQUISITION = re.compile(r"\b(?:frame|sampling|acquisition|imaging|scan) rate\b|"
                           r"\b(?:recording|movie|session|video|data|stack)s? (?:(?:is|was|are|were) (?:\w+ )?)?(?:at|@)?\s*"
                           r"\d+(?:\.\d+)?\s*(?:hz|fps)\b|\b(?:imaged|recorded|acquired|sampled)\b|\b(?:we|i) (?:image|record|acquire|sample) at\b|"
-                          r"\b(?:in|from) (?:this|the|our|my) (?:[\w/-]+ ){0,3}(?:recording|session|video|movie|stack|data ?set)\b|"
+                          r"\b(?:in|from|for) (?:this|the|our|my) (?:[\w/-]+ ){0,3}(?:recording|session|video|movie|stack|data ?set)\b|"
                           # "the transients in every cell of this recording": the recording given, where the cells are
                           r"(?:(?<=cell )|(?<=cells )|(?<=neuron )|(?<=neurons )|(?<=roi )|(?<=rois ))of (?:this|our|my) "
                           r"(?:[\w/-]+ ){0,3}(?:recording|session|video|movie|stack|data ?set)\b|"
@@ -132,9 +134,15 @@ _REFERENCE = re.compile(r"\b(?:above|below|over|under|than|from) (?:the |its |th
 """A level a threshold is set against ("3 SDs above the median") is not a statistic the clause asks for."""
 
 
-_DESCRIBED = re.compile(r"\b(?:that|which|who)\s+(?:\w+\s+){0,2}(?:fire[sd]?|flash(?:ed|es)?|spike[sd]?)\b[^,.;?!]*",
+_DESCRIBED = re.compile(r"\b(?:that|which|who)\s+(?:\w+\s+){0,2}(?:fire[sd]?|flash(?:ed|es)?|spike[sd]?)\b[^,.;?!]*|"
+                        # what a method must stay clear of ("a baseline that is not dragged up by the transients")
+                        r"\b(?:without (?:being )?|not (?:be |being )?)(?:dragged|pulled|biased|affected|thrown off|fooled|distorted)"
+                        r"(?: up| down)? by (?:the )?(?:[\w-]+ )?(?:transients|spikes|events|peaks)\b|"
+                        r"\b(?:ignor(?:e|es|ing)|(?:robust|insensitive|immune) to|unaffected by) (?:the )?(?:[\w-]+ )?"
+                        r"(?:transients|spikes|events|peaks)\b",
                         re.IGNORECASE)
-"""How the cells behave, said of them ("the quiet ones that hardly fire"): a description, not events asked for."""
+"""How the cells behave, said of them ("the quiet ones that hardly fire"), or what a method must not be moved by
+("a baseline that ignores the calcium spikes"): a description, not events asked for."""
 
 
 _NAME_IN_QUOTES = re.compile(r"(?<!\w)(?:'[^'\s][^']{0,40}?'|\"[^\"\s][^\"]{0,40}?\"|“[^”]{1,40}”)(?!\w)")
@@ -170,7 +178,7 @@ def worked_on(text: str) -> frozenset[str]:
     return objects(_ACQUISITION.sub(" ", _OCCASION.sub(" ", _AS_FILE.sub(" ", _SPAN.sub(" ", text)))))
 
 
-_EACH_FRAME = re.compile(r"\bframe[- ]by[- ]frame\b|\b(?:per|each|every|at every|for every|at each) frames?\b",
+_EACH_FRAME = re.compile(r"\bframe[- ]by[- ]frame\b|\b(?:per|each|every|at every|for every|at each) (?:[\w-]+ (?:and|&) )?frames?\b",
                          re.IGNORECASE)
 _FRAMES = re.compile(r"(?<!\d )\bframes?\b", re.IGNORECASE)
 
@@ -207,8 +215,8 @@ def variable_objects(names: Iterable[str]) -> frozenset[str]:
 # (planexec.params: cell diameter, frame rate, decay, thresholds) are not among these.
 _PARAMETER_NOUN = (r"sigma|σ|min(?:imum)?[- ](?:seed |peak |centre |center )?distance|min(?:imum)?[- ](?:region|area)(?: size)?|radi(?:us|i)|annul(?:us|i)|(?:sliding |moving |running )?(?<!cranial )(?<!imaging )(?<!optical )(?<!glass )window|"
                    r"kernel(?: size| width| length)?|footprint|bandwidth|(?:model |ar |filter )?order|lags?|cut-?off|"
-                   r"bins?|components|clusters|iterations|(?:block|patch|tile) size|overlap|span|alpha|half-?width|"
-                   r"neighbou?rhood")
+                   r"bins?|components|clusters|iterations|(?:block|patch|tile)(?: size)?|overlap|span|alpha|half-?width|"
+                   r"neighbou?rhood|lambda|λ|(?:sparsity |l1 |l0 )?penalty|fences?")
 _NUMBER = r"(\d+(?:\.\d+)?)"
 _SETS_PARAMETER = re.compile(
     rf"\b({_PARAMETER_NOUN})\b\s*(?:\([^)]{{0,20}}\)\s*)?"

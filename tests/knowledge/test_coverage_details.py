@@ -1,0 +1,79 @@
+"""One detail outside the code, and the story around a request (issue 12, sets B and C): a second channel, a density,
+a half of the field, noise that grows, axis labels, several files, a sparsity penalty, a fixed threshold, a block of
+neighbours, a user's own ROI set or an extra background step is refused; why a result is wanted, what a method must
+ignore, what a table is for and the frames of a dF/F add nothing."""
+
+from __future__ import annotations
+
+import pytest
+
+from planexec.coverage_names import method_names
+from planexec.coverage_terms import each_frame, set_parameters, worked_on
+from planexec.knowledge.reuse import extract_terms
+
+from .judging import decided
+
+
+@pytest.mark.parametrize(("text", "group", "term"), [
+    ("segment the somata from the structural red channel", "scope", "other_channel"),
+    ("how many neurons per mm² are in this field", "measure", "physical_units"),
+    ("the cell density of the FOV", "measure", "physical_units"),
+    ("count the ROIs in the right half of the image", "scope", "subset"),
+    ("stacked dF/F of only cells 2, 5 and 8", "scope", "subset"),
+    ("simulate sine curves whose noise increases along x", "scope", "heteroscedastic"),
+    ("the boxplot with axis labels in years", "scope", "axis_labels"),
+    ("load these two csv files and merge them", "scope", "many_files"),
+    ("watershed with a fixed threshold of 0.4", "segmentation", "fixed_threshold"),
+    ("a video of the neuropil signal", "plot", "animation"),
+    ("no activity features, only shape", "measure", "active"),
+])
+def test_a_detail_outside_the_code_is_named(text: str, group: str, term: str) -> None:
+    from planexec.coverage_terms import split_negated
+
+    said, denied = split_negated(text)
+    assert term in extract_terms(said).groups.get(group, frozenset()) | extract_terms(denied).groups.get(group, frozenset())
+
+
+@pytest.mark.parametrize(("clause", "action"), [
+    ("segment the cells from our second, structural channel instead of the GCaMP one", "segment_cells"),
+    ("how many neurons per square millimetre are in this FOV?", "count_cells"),
+    ("count the accepted cells in the left half of the image only", "count_cells"),
+    ("simulate 40 sine curves whose noise grows towards the right end", "generate_ensemble_curves"),
+    ("deconvolve the dF/F with OASIS using a sparsity penalty lambda = 2", "deconvolve_events"),
+    ("plot the stacked traces with their events of only cells 4, 11 and 12", "plot_traces"),
+    ("watershed the mean image, thresholded at a fixed value of 0.3 instead of Otsu", "segment_watershed"),
+    ("a correlation image where each pixel is compared with its whole 7x7 block", "correlation_image"),
+    ("extract each ROI's fluorescence and subtract the local background around it", "extract_traces"),
+    ("extract one trace per ROI using my ImageJ RoiSet.zip", "extract_traces"),
+])
+def test_refused_for_the_one_detail(minilm, clause: str, action: str) -> None:  # noqa: ANN001
+    assert not decided(minilm, clause, action).accepted
+
+
+@pytest.mark.parametrize(("clause", "action"), [
+    ("the maximum projection of the movie, so the rarely firing cells show up", "max_projection"),
+    ("(F-F0)/F0 for each cell and frame", "compute_dff"),
+    ("which ROIs count as cells at a probability threshold of 0.6?", "classify_cells"),
+    ("For my cell-count spreadsheet: how many neurons passed curation?", "count_cells"),
+    ("a sliding F0 for each ROI that ignores the calcium spikes", "baseline_running"),
+    ("I'm debugging our plotting code and need 20 made-up sine curves, seed 4", "generate_ensemble_curves"),
+    ("functional boxplot outliers with fences at 2 times the central region width", "compute_functional_boxplot_statistics"),
+])
+def test_served_whatever_the_story_says(minilm, clause: str, action: str) -> None:  # noqa: ANN001
+    assert decided(minilm, clause, action).accepted
+
+
+def test_what_a_method_must_ignore_or_a_back_reference_adds_no_object() -> None:
+    from planexec.coverage_terms import split_negated
+
+    assert worked_on(split_negated("a baseline per cell without being dragged up by the transients")[0]) == {"cell"}
+    assert "event" not in worked_on("a baseline per ROI that ignores the spikes")
+    assert "event" not in worked_on("one seed on each brightness peak, regions grown from those peaks")
+    assert each_frame("dF/F for every ROI and frame")
+
+
+def test_a_penalty_or_fence_is_a_parameter_and_an_anatomy_name_no_method() -> None:
+    assert set_parameters("OASIS with lambda = 0.5") == [("lambda", 0.5)]
+    assert set_parameters("fences at 3 times the width") == [("fences", 3.0)]
+    assert method_names("for the events of these Purkinje cells") == []
+    assert method_names("compare Fmr1 KO slices later; now segment with Cellpose") == ["Cellpose"]

@@ -92,10 +92,12 @@ LEXICON: list[tuple[str, str, str]] = [
     ("detection", "find_peaks", r"find[_ ]peaks|peak[- ]detection|peak[- ]finding"),
     ("detection", "deconvolution", r"deconvol\w*|oasis|spike inference"),
     ("detection", "template", r"template match\w*"),
+    ("kernel", "ar1", r"\bar ?\(?1\)?(?![\w.])|first[- ]order autoregress\w*"),
+    ("kernel", "ar2", r"\bar ?\(?[2-9]\)?(?![\w.])|(?:second|higher|third)[- ]order autoregress\w*|\bdouble[- ]exponential\w*"),
     ("normalization", "zscore", r"z[- ]?scor\w*|standardi[sz]\w*"),
     ("normalization", "minmax", r"min[- ]?max|rescal\w* to \[?0"),
     ("normalization", "dff", r"\bdff\b"),
-    ("test", "ttest", r"t[- ]test|student'?s t"),
+    ("test", "ttest", r"\bt[- ]test|student'?s t\b"),
     ("test", "mannwhitney", r"mann[- ]whitney|wilcoxon rank[- ]sum"),
     ("test", "wilcoxon", r"wilcoxon"),
     ("test", "ks", r"kolmogorov|\bks[- ]test"),
@@ -202,8 +204,8 @@ LEXICON: list[tuple[str, str, str]] = [
                           r"median|baseline|window|f0)s?\b)"),
     ("window", "constant", r"\b(?:constant|fixed|flat)\b|\b(?:whole|entire) (?:trace|recording|time series|session|movie)s?\b|"
                            r"\b(?:single|one)(?= (?:\w+ )?(?:f0|baseline)s?\b)"),
-    ("direction", "increase", r"increas\w*|upward|rising"),
-    ("direction", "decrease", r"decreas\w*|downward|falling"),
+    ("direction", "increase", r"\bincreas\w*|\bupward|\brising\b"),
+    ("direction", "decrease", r"\bdecreas\w*|\bdownward|\bfalling\b"),
     ("task", "detect", r"\bdetect(?!ed\b)\w* (?:\w+ )?(?:transient|event|peak|spike)s?|\bfind (?:\w+ )?(?:transient|event|peak|spike)s?"),
     ("task", "segment", r"\bsegment(?:s|ing|ation)?\b"),
     # writing a text of one's own from the literature: a search finds passages, it writes no review or section
@@ -221,14 +223,16 @@ LEXICON: list[tuple[str, str, str]] = [
     ("task", "group_by", r"\b(?:per|by|for each|grouped by|broken down by|across) (?:region|product|group|category|"
                          r"categorie|month|year|week|day|condition|site|animal|mouse|mice|subject|session)s?\b"),
     ("object", "mean_trace", r"(?:mean|average|population)[- ](?:fluorescence )?(?:trace|time course|signal)s?"),
+    # sending a result to someone: no action here mails, uploads or posts anything (before "plot": "e-mail the figure to")
+    ("action", "send", r"\b(?:e-?mail|mail|send|forward|upload|post|share|slack|text)(?:s|ed|ing)? (?:it|them|this|that|these|those|"
+                       r"(?:the|my|our) (?:[\w-]+ ){0,3}?(?:number|count|results?|figures?|tables?|reports?|plots?|summary|values?|files?))\b"
+                       r"(?: [\w.-]+){0,4}? to\b|\bto [\w.+-]+@[\w-]+\.\w+"),
+    # an uncertainty report or a written summary is a text the report tool writes, not the statistics behind it
+    ("action", "report", r"\buncertainty (?:report|summar\w*|write-?up)\b|\b(?:written|plain[- ]english|prose) (?:report|summar\w*)\b"),
     # "the biggest single revenue figure" is a number
     ("action", "plot", r"\bplot\w*\b(?! (?:code|scripts?|functions?|librar\w*|routines?|tools?)\b)|\b(?:a|an|quick|simple|rough) visuals?\b(?! (?:check|inspection|cortex|area|stimul\w*))|\bdraw\w*(?! (?:a |an |some |\d+ )?(?:\w+ ){0,2}samples?\b)|visuali[sz]\w*|(?<!single )(?<!revenue )(?<!sales )(?<!headline )(?<!cost )"
                        r"(?<!price )\bfigures?\b(?! (?:of|for) (?:revenue|sales|units|cost|price)\b)(?! out\b)|\boverlay\w*|\bcharts?\b|\bpanels?\b|\bdiagrams?\b|"
                        r"\bgraph(?:s|ed|ing)?\b|\bfigs?\b"),
-    # sending a result to someone: no action here mails, uploads or posts anything
-    ("action", "send", r"\b(?:e-?mail|mail|send|forward|upload|post|share|slack|text)(?:s|ed|ing)? (?:it|them|this|that|these|those|"
-                       r"(?:the|my|our) (?:[\w-]+ ){0,3}?(?:number|count|results?|figures?|tables?|reports?|plots?|summary|values?|files?))\b"
-                       r"(?: [\w.-]+){0,4}? to\b|\bto [\w.+-]+@[\w-]+\.\w+"),
     ("action", "save", r"\bsav(?:e|es|ing)\b|\bexport(?:s|ing)?\b(?= (?:it|them|this|that|these|those|the|to|as|into|a|an|each|every|all)\b)|\bwrite (?:\w+ )*?(?:to|into) (?:a |the )?(?:\w+ )?(?:file|disk|csv)"),
     # "already loaded" says where the data is; "I'd like to read what the papers say" is the writer reading
     ("action", "load", r"(?<!already )\bload(?!ed\b)\w*(?! of\b)|(?<!like to )(?<!want to )(?<!\bi )(?<!\bwe )(?<!['’]ve )(?<!\bhave )(?<!\bhad )\bread\b(?! out\b)|\bopen\b"),
@@ -258,7 +262,7 @@ LEXICON: list[tuple[str, str, str]] = [
     ("measure", "autocorrelation", r"auto[- ]?correlation"),
     # an external variable no action reads: activity against running, a stimulus, behaviour or genotype
     ("measure", "external", r"\brunning speed|\blocomotion|\bstimul(?:us|i|ation)\b|\bgenotypes?\b|"
-                            r"(?<!median )(?<!mean )(?<!typical )(?<!average )(?<!central )\bbehaviou?r\w*(?! (?:sessions?|data|experiments?|recordings?|rig|task)\b)|"
+                            r"(?<!median )(?<!mean )(?<!typical )(?<!average )(?<!central )(?<!indicator['’]s )(?<!sensor['’]s )(?<!dye['’]s )(?<!probe['’]s )(?<!method['’]s )(?<!algorithm['’]s )(?<!code['’]s )\bbehaviou?r\w*(?! (?:sessions?|data|experiments?|recordings?|rig|task)\b)|"
                             r"\bpupil\w*|\blick\w*|\breward\w*|\bwhisk\w*|\bair[- ]?puffs?\b|\bodou?rs?\b|\bfoot ?shocks?\b|\bwild[- ]type\b|\bknock[- ]?outs?\b|"
                             r"\bwhile (?:the )?(?:animal|mouse|mice|subject|fly|fish)\b|\brunning[- ]wheel\b|\bwheel speed\b"),
     ("measure", "correlation", r"\bcorrelations?\b|\bcorrelat(?:e|es|ed|ing)\b|\bcross[- ]?correlat\w*|\bcorr\b"),

@@ -40,6 +40,24 @@ def answer_form_only(clause: str) -> bool:
     return bool(_ANSWER_FORM.match(clause))
 
 
+_REFERS_BACK = re.compile(r"^\s*(?:(?:could|can|would|will) you\s+|please\s+)*(?:(?:work|figure|sort) (?:it|that|this|them) out|"
+                          r"(?:do|handle|calculate|compute|manage) (?:it|that|this|them))(?: for (?:me|us))?(?:,? please)?\s*[?.!]*\s*$",
+                          re.IGNORECASE)
+_WHAT_FOR = re.compile(r"^\s*(?:i|we)(?:['’]d| would)? (?:need|want|like) (?:it|that|this|them|the (?:number|result|value|answer|figure)s?)"
+                       r" (?:for|by|before|in)\b", re.IGNORECASE)
+
+
+def refers_back_only(clause: str) -> bool:
+    """Whether a clause only asks again for what the clause before it asked ("Could you work it out?")."""
+    return bool(_REFERS_BACK.match(clause))
+
+
+def says_what_for(clause: str) -> bool:
+    """Whether a clause says what the result is for or by when ("I need it for the quarterly slide deck by this
+    afternoon"); it asks nothing when it names nothing of the domain."""
+    return bool(_WHAT_FOR.match(clause))
+
+
 def only_a_rate(clause: str) -> bool:
     """Whether a clause is a frame rate and nothing else ("10 fps")."""
     return bool(_BARE_RATE.match(clause))
@@ -48,7 +66,7 @@ def only_a_rate(clause: str) -> bool:
 _ASK_FORM = re.compile(
     r"\?|\b(?:please|pls|could|can|would|will|need|needs|want|wants|like|should|must|has to|have to|let me|help|"
     r"wonder\w*|give|show|tell|compute|calculate|count|find|detect|plot|draw|make|get|estimate|measure|list|report|"
-    r"summari[sz]e|(?<!\ba )(?<!\bthe )(?<!\bthis )(?<!\bthat )(?<!\beach )(?<!\bshort )(?<!\blong )(?<!photon )run|do|apply|use|fit|test|compare|extract|segment|subtract|correct|register|classify|remove|"
+    r"summari[sz]e|(?<!\ba )(?<!\bthe )(?<!\bthis )(?<!\bthat )(?<!\beach )(?<!\bshort )(?<!\blong )(?<!photon )run|do|apply|use|fit|test(?! (?:movie|recording|data|run|file|set|images?|stack|session|dataset|sample))|compare|extract|segment|subtract|correct|register|classify|remove|"
     r"normali[sz]e|convert|export|save|load|read|generate|simulate|look|search|pull|return|send|provide|flag|mark|"
     r"rank|sort|include|add|put|set|keep|leave|exclude|skip|drop|ignore|overlay|label|align|take|split|restrict|"
     r"limit|pick|identify|quantify|score|curate|what|which|how|where|when|why|whether|if)\b", re.IGNORECASE)
@@ -178,14 +196,18 @@ def asks_sources(clause: str) -> bool:
 
 
 # A statement, not a request: "this was imaged at 10 Hz", "the somata are roughly 7 px wide".
-_STATEMENT = re.compile(r"^(?:this|it|they|these|those|the\s+\w+|my\s+\w+|our\s+\w+|\w+s)\s+(?:\w+\s+)?"
-                        r"(?:was|were|is|are|has been|have been)\b", re.IGNORECASE)
+_STATEMENT = re.compile(r"^(?:this|it|they|these|those|the\s+\w+|my\s+\w+|our\s+\w+|\w+s|acquisition|imaging|recording|sampling)\s+"
+                        r"(?:\w+\s+)?(?:was|were|is|are|has been|have been|ran|runs)\b", re.IGNORECASE)
+
+
+_GREETING = re.compile(r"^\s*(?:hello|hi|hey|dear \w+|good (?:morning|afternoon|evening))\b[,!]?\s*(?:and\s+)?", re.IGNORECASE)
 
 
 def states_parameters(clause: str) -> dict[str, float]:
     """The analysis parameters a clause only states (planexec.params reads them for the run), else {}."""
     from planexec.params import from_request
 
+    clause = _GREETING.sub("", clause)  # "Hello, the imaging ran at 10 Hz"
     if only_a_rate(clause):  # "... time constant in s? 10 fps": the frame rate alone
         return from_request(clause)
     # "the cells that are larger than 8 px" states a filter, not a parameter: a statement names no specific
@@ -194,5 +216,5 @@ def states_parameters(clause: str) -> dict[str, float]:
     return from_request(clause)
 
 
-__all__ = ["answer_form_only", "asking_part", "asks_advice", "asks_per_cell", "asks_sources", "asks_the_dff", "asks_to_see", "only_a_rate", "states_parameters",
-           "tells_only", "the_ask", "wishes_only"]
+__all__ = ["answer_form_only", "asking_part", "asks_advice", "asks_per_cell", "asks_sources", "asks_the_dff", "asks_to_see", "only_a_rate",
+           "refers_back_only", "says_what_for", "states_parameters", "tells_only", "the_ask", "wishes_only"]

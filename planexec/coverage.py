@@ -30,10 +30,9 @@ from planexec.clause_kinds import (
     asks_sources,
     asks_the_dff,
     asks_to_see,
+    refers_back_only,
     states_parameters,
-    tells_only,
     the_ask,
-    wishes_only,
 )
 from planexec.coverage_actions import (
     NEAR_MISS_MARGINS,
@@ -50,12 +49,14 @@ from planexec.coverage_actions import (
     per_frame_too,
     phrasings,
     prefer_default,
+    prefer_product,
     untaken_parameters,
     upstream_tasks,
     with_upstream,
 )
 from planexec.coverage_names import Vocabulary, unknown_methods
 from planexec.coverage_result import INPUT, NOTHING, Candidate, ClauseCoverage, Coverage
+from planexec.coverage_story import split_if_served, story
 from planexec.coverage_tables import (
     asked_columns,
     missing_columns,
@@ -322,6 +323,8 @@ def assess_clause(clause: str, actions: Sequence[Action], judge: Judge, has_inpu
         return ClauseCoverage(clause, NOTHING, 1.0, (), "asks for nothing to compute")
     if answer_form_only(clause):
         return ClauseCoverage(clause, NOTHING, 1.0, (), "says what form the answer takes; asks nothing more")
+    if context and refers_back_only(clause):
+        return ClauseCoverage(clause, NOTHING, 1.0, (), "asks again for what the clause before it asks")
     stated = states_parameters(clause)
     if stated:
         given = ", ".join(f"{k}={v:g}" for k, v in stated.items())
@@ -333,7 +336,7 @@ def assess_clause(clause: str, actions: Sequence[Action], judge: Judge, has_inpu
     if input_only and _ANALYSE_INPUT.match(clause.strip()):
         cands = [dataclasses.replace(c, accepted=False, reason="the clause only names the given input")
                  if c.accepted else c for c in cands]
-    cands = prefer_default(clause, cands, actions)
+    cands = prefer_product(clause, prefer_default(clause, cands, actions), actions)
     top = tuple(cands[:keep]) if cands and cands[0].accepted else tuple(
         sorted(cands, key=lambda c: c.semantic, reverse=True)[:keep])
     if cands and cands[0].accepted:
@@ -351,6 +354,11 @@ def assess(request: str, actions: Sequence[Action], scorer: Scorer, *, has_input
     judge = dataclasses.replace(Judge.for_scorer(scorer, threshold), vocabulary=library_vocabulary(actions),
                                 upstream=upstream_tasks(actions))
     clauses = split_clauses(request)
+    generators = {a.name for a in actions if not a.inputs and "curve" in named(a).objects}
+
+    def decide(clause: str, context: str) -> ClauseCoverage:
+        return assess_clause(clause, actions, judge, has_input, context=context)
+
     out: list[ClauseCoverage] = []
     for i, clause in enumerate(clauses):
         decided = assess_clause(clause, actions, judge, has_input, context=clauses[i - 1] if i else "")
@@ -362,35 +370,9 @@ def assess(request: str, actions: Sequence[Action], scorer: Scorer, *, has_input
                 and (worked_on(clause) == {"paper"} or (not worked_on(clause) and asks_sources(clause)))):
             # "look it up in the method papers and show me the passages with their sources": the same search
             decided = ClauseCoverage(clause, prev.served_by, prev.score, (), "asks for what the search before it returns")
-        out += _split_if_both_served(decided, actions, judge, has_input)
+        out += split_if_served(decided, decide, generators)
     served = {c.served_by for c in out} - {None, INPUT, NOTHING}
-    return Coverage(request, tuple(_story(c, served) if served and c.served_by is None else c for c in out))
-
-
-def _story(c: ClauseCoverage, served: set[str | None]) -> ClauseCoverage:
-    """An unserved clause beside a served ask: nothing asked if it only tells about the data or the writer, or a
-    vague wish of someone else's whose closest action serves the ask; else unchanged."""
-    if tells_only(c.clause):
-        return ClauseCoverage(c.clause, NOTHING, 1.0, (), "tells about the data or the writer; asks nothing")
-    if wishes_only(c.clause) and c.candidates and c.candidates[0].name in served:
-        return ClauseCoverage(c.clause, NOTHING, 1.0, (), "tells what someone else wishes; the direct ask says what to do")
-    return c
-
-
-_AND = re.compile(r"\s+and\s+", re.IGNORECASE)
-
-
-def _split_if_both_served(decided: ClauseCoverage, actions: Sequence[Action], judge: Judge,
-                          has_input: bool) -> list[ClauseCoverage]:
-    """"make a mean image and a maximum-intensity projection" is two asks joined by "and" (the clause splitter
-    keeps "and" before a noun phrase together: "mean and max of each column"): when nothing serves the whole
-    clause, its parts are taken apart if, and only if, each is served on its own."""
-    parts = _AND.split(decided.clause)
-    if decided.covered or decided.out_of_scope or len(parts) < 2:
-        return [decided]
-    split = [assess_clause(p, actions, judge, has_input, context=parts[i - 1] if i else "") for i, p in enumerate(parts)]
-    served = [c for c in split if c.served_by not in (None, INPUT, NOTHING)]
-    return split if len(served) == len(split) else [decided]
+    return Coverage(request, tuple(story(c, served) if served and c.served_by is None else c for c in out))
 
 
 __all__ = ["INPUT", "NOTHING", "Candidate", "ClauseCoverage", "Coverage", "Judge", "asked_columns", "assess", "assess_clause",

@@ -251,6 +251,31 @@ def prefer_default(clause: str, cands: list[Candidate], actions: Sequence[Action
     return cands
 
 
+_OBJECT_WORDS = frozenset({"n", "per", "mean", "unit", "cell", "roi", "image", "frame", "trace", "event", "events", "curve",
+                           "curves"})
+"""Words of output names that say what a result is about, not what it is."""
+
+
+def prefer_product(clause: str, cands: list[Candidate], actions: Sequence[Action]) -> list[Candidate]:
+    """`cands` with an accepted action that consumes the best one's outputs first, when the clause names what that
+    action makes and the best one does not ("an uncertainty report ... ranking the curves by band depth" is the report,
+    which runs the statistics before it)."""
+    if not cands or not cands[0].accepted:
+        return cands
+    by_name = {a.name: a for a in actions}
+    best = by_name.get(cands[0].name)
+    if best is None:
+        return cands
+    said = set(tokens(clause))
+    makes = {w for o in best.outputs for w in o.split("_")} | _OBJECT_WORDS
+    for c in cands[1:]:
+        then = by_name.get(c.name)
+        if (c.accepted and then is not None and set(then.inputs) & set(best.outputs)
+                and said & ({w for o in then.outputs for w in o.split("_")} - makes)):
+            return [c, *(x for x in cands if x is not c)]
+    return cands
+
+
 __all__ = ["NEAR_MISS_ALONE", "NEAR_MISS_MARGINS", "UNSAID_PENALTIES", "argument_problem", "card_of", "closest_misses", "counted", "distinguishing", "figure_only",
            "images_only", "in_a_table", "makes_figure", "named",
-           "near_misses", "outputs_count", "per_frame_too", "phrasings", "prefer_default", "untaken_parameters", "tool_phrasings", "upstream_tasks", "with_upstream"]
+           "near_misses", "outputs_count", "per_frame_too", "phrasings", "prefer_default", "prefer_product", "untaken_parameters", "tool_phrasings", "upstream_tasks", "with_upstream"]

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from planexec.coverage import Candidate
 
 
-_ASIDE = re.compile(r"\s*\([^()]*\)")
+_ASIDE = re.compile(r"(?:\s+|(?<!\w))\([^()]*\)|(?<=\w)\((?!\d{1,2}\))[^()]*\)")  # "AR(2)" keeps its order
 _PARTS = re.compile(r"(?<=[.?!])\s+|\s*[:;]\s+|\s+[—–-]\s+")
 
 

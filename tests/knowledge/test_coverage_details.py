@@ -77,3 +77,49 @@ def test_a_penalty_or_fence_is_a_parameter_and_an_anatomy_name_no_method() -> No
     assert set_parameters("fences at 3 times the width") == [("fences", 3.0)]
     assert method_names("for the events of these Purkinje cells") == []
     assert method_names("compare Fmr1 KO slices later; now segment with Cellpose") == ["Cellpose"]
+
+
+def test_a_request_that_refers_back_or_says_what_for_asks_nothing_more(minilm) -> None:  # noqa: ANN001
+    from planexec.coverage import assess
+    from planexec.coverage_result import NOTHING
+    from planexec.similarity import EmbeddingScorer
+
+    from .judging import library
+
+    request = ("Hello, the imaging ran at 10 Hz. What is the median revenue in the export? Can you work that out? "
+               "We need it for the board slides by tomorrow. My manager wants to know whether the quarter went well.")
+    cov = assess(request, library(), EmbeddingScorer(minilm), has_input=True)
+    assert cov.complete, [(c.clause, c.served_by, c.reason) for c in cov.clauses]
+    assert [c.served_by for c in cov.clauses].count("describe_table") == 1
+    assert {c.served_by for c in cov.clauses} - {"describe_table"} == {NOTHING}
+
+
+def test_curves_described_in_the_ask_are_made_first(minilm) -> None:  # noqa: ANN001
+    from planexec.coverage import assess
+    from planexec.similarity import EmbeddingScorer
+
+    from .judging import library
+
+    cov = assess("Draw a functional boxplot of 40 sine curves, 60 points each, seed 2.", library(), EmbeddingScorer(minilm))
+    assert [c.served_by for c in cov.clauses] == ["generate_ensemble_curves", "plot_functional_boxplot"]
+    sent = assess("Make a functional boxplot of 30 sine curves (seed 4) and e-mail the figure to my PI.", library(),
+                  EmbeddingScorer(minilm))
+    assert not sent.complete
+
+
+def test_a_model_order_and_a_product_named_in_the_clause(minilm) -> None:  # noqa: ANN001
+    from planexec.coverage import assess
+    from planexec.similarity import EmbeddingScorer
+
+    from .judging import library
+
+    assert extract_terms("OASIS with an AR(2) kernel").groups["kernel"] == {"ar2"}
+    assert not decided(minilm, "deconvolve the dF/F with an AR(2) calcium model", "deconvolve_events").accepted
+    assert "test" not in extract_terms("the short test movie is in the folder").groups
+    assert not extract_terms("we are characterising the indicator's behaviour").groups
+    # the statistics score higher, but the clause names the report, which runs them before it
+    cov = assess("write the uncertainty report for data/curves.npy using band depth", library(), EmbeddingScorer(minilm),
+                 has_input=True)
+    assert cov.clauses[0].served_by == "generate_uncertainty_report"
+    assert not decided(minilm, "an uncertainty report of the ensemble, ranked by band depth",
+                       "compute_functional_boxplot_statistics").accepted

@@ -1,0 +1,58 @@
+"""What a whole request says around its asks (issue 12): clauses that only tell, wish or say what a result is for, and
+clauses that hold two asks ("make a mean image and a maximum projection", "a boxplot of 50 gaussian curves")."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from planexec.clause_kinds import says_what_for, tells_only, wishes_only
+from planexec.coverage_result import INPUT, NOTHING, ClauseCoverage
+from planexec.coverage_terms import without_names, worked_on
+from planexec.knowledge.reuse import extract_terms
+
+Decide = Callable[[str, str], ClauseCoverage]
+"""The decision for one clause, given the clause before it."""
+
+
+def story(c: ClauseCoverage, served: set[str | None]) -> ClauseCoverage:
+    """An unserved clause beside a served ask: nothing asked if it only tells about the data or the writer, says what
+    the result is for, or is a vague wish of someone else's that names no object or whose closest action serves the
+    ask; else unchanged."""
+    if tells_only(c.clause):
+        return ClauseCoverage(c.clause, NOTHING, 1.0, (), "tells about the data or the writer; asks nothing")
+    if wishes_only(c.clause) and (not worked_on(c.clause) or c.candidates and c.candidates[0].name in served):
+        return ClauseCoverage(c.clause, NOTHING, 1.0, (), "tells what someone else wishes; the direct ask says what to do")
+    if says_what_for(c.clause) and not worked_on(c.clause) and not extract_terms(c.clause).groups:
+        return ClauseCoverage(c.clause, NOTHING, 1.0, (), "says what the result is for; asks nothing")
+    return c
+
+
+_AND = re.compile(r"\s+and\s+", re.IGNORECASE)
+# "a functional boxplot of 50 gaussian curves, 80 points each, seed 8": the curves are to be made first
+_OF_NEW_CURVES = re.compile(r"^(.*?\b(?:of|for|on))\s+((?:\d+|[a-z]+(?:-[a-z]+)?)\s+(?:[\w-]+\s+){0,2}?(?:curves|ramps|"
+                            r"trajectories|members|realisations|realizations|sine waves|bumps)\b.*)$", re.IGNORECASE)
+
+
+def split_if_served(decided: ClauseCoverage, decide: Decide, generated: set[str]) -> list[ClauseCoverage]:
+    """An unserved clause taken apart when, and only when, each part is served on its own: two asks joined by "and"
+    (the clause splitter keeps "and" before a noun phrase together: "mean and max of each column"), or a step on curves
+    the clause also describes ("a boxplot of 50 gaussian curves, seed 8": made by a generator in `generated`)."""
+    if decided.covered or decided.out_of_scope:
+        return [decided]
+    parts = _AND.split(decided.clause)
+    if len(parts) > 1:
+        split = [decide(p, parts[i - 1] if i else "") for i, p in enumerate(parts)]
+        if all(c.served_by not in (None, INPUT, NOTHING) for c in split):
+            return split
+    made = _OF_NEW_CURVES.match(decided.clause)
+    if made is None or without_names(made.group(2)) != made.group(2):  # "... of the 40 curves in runs.npy": a file
+        return [decided]
+    make = decide(f"generate {made.group(2)}", "")
+    step = decide(f"{made.group(1)} the curves", make.clause)
+    if make.served_by in generated and step.served_by not in (None, INPUT, NOTHING):
+        return [make, step]
+    return [decided]
+
+
+__all__ = ["Decide", "split_if_served", "story"]

@@ -173,10 +173,12 @@ DEVELOPMENT = {
     "A": "harder pairs written blind on 2026-11-27 by a twenty-first helper, held out until read (1264502, 4202d32); now development",
     "B": "mixed-voice pairs written blind on 2026-11-27 by a twenty-third helper, held out until read once (175eee4); now development",
     "C": "hard e-mail pairs written blind on 2026-11-27 by a twenty-fourth helper, held out until read once (175eee4); now development",
+    "D": "chat and notebook pairs written blind on 2026-11-27 by a twenty-sixth helper, held out until read once (cc680ba); now development",
+    "E": "hard e-mail pairs written blind on 2026-11-27 by a twenty-seventh helper, held out until read once (cc680ba); now development",
 }
 """The development sets beside set a: their errors may be printed (--errors)."""
 
-HELD_OUT = "DE"
+HELD_OUT = "FG"
 """The held-out sets: their figures are printed without --dev-only, their errors never."""
 
 DEV_SETS = LABELLED_SETS

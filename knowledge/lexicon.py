@@ -30,7 +30,7 @@ LEXICON: list[tuple[str, str, str]] = [
              # how the data was acquired ("imaged at 10 Hz while the animal sat quietly") is no variable asked
              r"\b(?:imaged|recorded|acquired|filmed|scanned)\b[^.;:?!]{0,60}?\bwhile (?:the )?(?:animal|mouse|mice|subject|fly|fish)\b"
              r"[^.;:?!,]*|"
-             r"\bforecast(?:ing)?[- ](?:ensembles?|runs?|members?|curves?|scenarios?|outputs?|data)\b|"
+             r"\bforecast(?:ing)?[- ](?:ensembles?|runs?|members?|curves?|scenarios?|outputs?|data|spread)\b|"
              r"\b(?:until|till|by|before|after|from|starting) next (?:quarter|year|month|week)\b|"
              # drawing by hand is what the writer does with the result, not a figure asked
              r"\bhand[- ]?draw\w*|\b(?:tried|try|trying) (?:to )?draw\w*|\bdraw\w* (?:on )?(?:that|this|it) instead\b|"
@@ -38,7 +38,11 @@ LEXICON: list[tuple[str, str, str]] = [
              r"imagej|napari)\b)|"
              # one number for the one recording given, and what the rows of a file describe
              r"\b(?:one|a single|1) (?:number|value|count|figure) per (?:session|recording|movie|fov|field of view)\b|"
-             r"\bper[- ](?:session|animal|mouse|day|trial|recording) (?:\w+ )?(?:metadata|info\w*)\b"),
+             r"\bper[- ](?:session|animal|mouse|day|trial|recording) (?:\w+ )?(?:metadata|info\w*)\b|"
+             # "how active each cell is: how many events and its rate" asks the events, not an active/inactive label
+             r"\bhow active (?:each|every|the|these|those|our|my|individual)\b(?: [\w-]+){0,2} (?:is|are|was|were)\b"),
+    # suite2p's enhanced mean image (high-pass filtered and normalised) is another image than the plain mean
+    ("projection", "enhanced_mean", r"\benhanced mean (?:image|projection|img)\b|\bmeanimge\b"),
     ("projection", "max_projection", r"max[- ]project\w*"),
     ("projection", "max_projection", r"max(?:imum)?[- ]?(?:intensity )?(?:projection|image|img|frame)"),
     ("projection", "mean_projection", r"(?:mean|average|avg)[- ]?(?:intensity )?(?:projection|image|img|frame)"),
@@ -66,12 +70,15 @@ LEXICON: list[tuple[str, str, str]] = [
                              r"mahalanobis) depth|outliergram|(?:modified )?(?:epigraph|hypograph)|"
                              # band depth from bands of J > 2 curves: the depths here use pairs (J = 2)
                              r"\bj ?= ?[3-9]\b|\bbands? (?:formed |made |built )?(?:by|of|from) (?:three|3|four|4|more than two) curves\b"),
+    # a decay estimated per cell: the deconvolution uses one for all
+    ("scope", "per_cell_fit", r"\b(?:separate|own|individual|different) (?:decay (?:constant|time)|tau|time constant)s? (?:for|per) "
+                              r"(?:each|every) (?:cell|neuron|roi)\b"),
     ("feature", "auc", r"area under (?:the |each |every |a |its |their )?(?:[\w-]+ ){0,2}(?:curves?|traces?|transients?|events?|"
                        r"peaks?|spikes?)|\bauc\b|\bintegral of\b"),
     ("feature", "rise_time", r"rise[- ]?times?|time to peak"),
     ("feature", "decay_time", r"decay[- ]?(?:times?|constants?|tau)|decay|(?:peak|maximum) to half[- ]?(?:amplitude|maximum|height)|"
                               r"(?:fall\w*|drop\w*|com\w* (?:back )?down|return\w*) (?:back )?to half(?: (?:of )?(?:its|the|their))?"
-                              r"(?: (?:amplitude|maximum|height|peak|value))?"),
+                              r"(?: [\w-]+['’]s)?(?: (?:amplitude|maximum|height|peak|value))?"),
     ("feature", "amplitude", r"(?<!half )(?<!half-)(?<!half its )(?<!half the )(?<!half their )amplitudes?"),
     ("feature", "duration", r"durations?|fwhm|half[- ]width|width at half|how long (?:does|do|did) (?:\w+ ){1,3}last"),
     ("feature", "frequency", r"frequenc\w*|event rates?|firing rates?|events per (?:minute|second)|how often"),
@@ -94,7 +101,8 @@ LEXICON: list[tuple[str, str, str]] = [
     ("detection", "template", r"template match\w*"),
     ("kernel", "ar1", r"\bar ?\(?1\)?(?![\w.])|first[- ]order autoregress\w*"),
     ("kernel", "ar2", r"\bar ?\(?[2-9]\)?(?![\w.])|(?:second|higher|third)[- ]order autoregress\w*|\bdouble[- ]exponential\w*"),
-    ("normalization", "zscore", r"z[- ]?scor\w*|standardi[sz]\w*"),
+    ("normalization", "zscore", r"z[- ]?scor\w*|standardi[sz]\w*|subtract\w* (?:its |their |the )?(?:own )?mean and divid\w* "
+                                      r"(?:it |them )?by (?:its |their |the )?(?:own )?(?:standard deviation|std|sd)\b"),
     ("normalization", "minmax", r"min[- ]?max|rescal\w* to \[?0"),
     ("normalization", "dff", r"\bdff\b"),
     ("test", "ttest", r"\bt[- ]test|student'?s t\b"),
@@ -103,7 +111,7 @@ LEXICON: list[tuple[str, str, str]] = [
     ("test", "ks", r"kolmogorov|\bks[- ]test"),
     ("test", "anova", r"anova"),
     ("fit", "linear", r"linear (?:fit|regression|trend)|straight line"),
-    ("fit", "exponential", r"exponential"),
+    ("fit", "exponential", r"\bexponential\b"),
     ("fit", "polynomial", r"polynomial|quadratic|cubic"),
     ("fit", "spline", r"splines?"),
     ("fit", "sigmoid", r"sigmoid\w*|logistic"),
@@ -172,7 +180,9 @@ LEXICON: list[tuple[str, str, str]] = [
     # a reference the user gives: registration here builds its own template from the movie
     ("scope", "given_reference", r"\b(?:to|on|onto|against|with) (?:the )?(?:very )?(?:first|last|\d+(?:st|nd|rd|th)) frame\b|"
                                  r"\bframe 0\b|\btemplate (?:image )?from (?:day|session|another|a different)|"
-                                 r"\b(?:to|against|onto) (?:a|the|our|my) (?:own |fixed |external )?template (?:from|of|i|we)\b"),
+                                 r"\b(?:to|against|onto) (?:a|the|our|my) (?:own |fixed |external )?template (?:from|of|i|we)\b|"
+                                 r"\breference (?:image|frame|template) (?:from|of) (?:yesterday|another|a different|a previous|the previous|"
+                                 r"last|day)\b|\b(?:to|against|onto) yesterday['’]s (?:session|recording|reference|template|image|frame)\b"),
     # when each pixel peaked, as a map: projections here keep values, not times
     ("measure", "peak_time_map", r"\bframe (?:number|index) (?:at which|where|when|of (?:its|the) (?:peak|maximum))|"
                                  r"\bwhen each pixel (?:was|is|reache?s?|peak)|\btime (?:at which|when) (?:each|every) pixel"),
@@ -191,6 +201,26 @@ LEXICON: list[tuple[str, str, str]] = [
     # several files at once: each reader here opens one
     ("scope", "many_files", r"\b(?:two|three|four|five|several|multiple|\d+) (?:separate |csv |tsv |npy |data )?(?:files|csvs|tables|spreadsheets)\b|"
                             r"\bsplit (?:over|across|into) (?:\w+ )?(?:files|parts)\b"),
+    # the library's papers only: no search of the web or a literature database
+    ("scope", "online", r"\b(?:search|look)\w* (?:it |them )?(?:up )?online\b|\bpubmed\b|\bgoogle scholar\b|\bthe (?:web|internet)\b|"
+                        r"\bonline (?:search|databases?)\b"),
+    # events that go down: the detectors here look for rises
+    ("scope", "negative_events", r"\bdips?\b|\bdrops? in (?:the )?(?:fluorescence|signal)\b|\bnegative[- ]going\b|"
+                                 r"\bdownward (?:dips?|deflections?|events?|transients?)\b"),
+    # what kind of outlier is planted, or the grid the curves are sampled on: the generator chooses both itself
+    ("scope", "outlier_kind", r"\bphase[- ]shift\w*|\bpure (?:vertical |magnitude )?shifts?\b|\bonly (?:vertical|magnitude) shifts?\b|\bvertical(?:ly)? shift\w*|"
+                              r"\b(?:irregular|non-?uniform|uneven)(?:ly)?,? (?:non-?uniform )?(?:time )?(?:grid|sampl\w*|spac\w*)"),
+    # following the same cells across sessions or days: every action here works on one recording
+    ("scope", "across_sessions", r"\bsame (?:id|ids|label|labels|index|number) in both\b|\b(?:track|match|follow)\w* (?:the )?(?:same )?"
+                                 r"(?:single )?(?:cells|neurons|rois) across\b|\bin both (?:recordings|sessions|movies)\b"),
+    # the x values given in the file: the readers here number the samples
+    ("scope", "x_values", r"\b(?:use|treat|take) (?:it|that|this|the first column|column \d) as (?:the )?(?:x|time)[- ]?"
+                          r"(?:axis|values|coordinates)\b"),
+    # a vector format: the figures here are PNG files
+    ("scope", "vector_format", r"\b(?:as|in|to) (?:an? )?(?:svg|pdf|eps)\b"),
+    # two data sets compared: each action here reads one
+    ("relation", "two_sets", r"\b(?:two|both|2) (?:ensembles|recordings|movies|datasets|data sets)\b|"
+                             r"\bensemble [a-z0-9]\b(?: \w+){0,3}? (?:and|vs\.?|versus|with|against|to) (?:ensemble )?[a-z0-9]\b"),
     ("scope", "axial", r"\baxial\b|\bz[- ]?(?:motion|drift|shifts?|movement)\b|\(z\)"),
     ("scope", "split", r"(?<!\brow )(?<!\brows )(?<!\bline )\b(?:per|each|every|for each|within each|by|across) (?:[\w-]+ )?(?:trials?|quadrants?|layers?|epochs?|"
                        r"blocks?|stimul\w*|planes?|halves|sweeps?|repeats?|z[- ]?planes?)\b|\bseparately\b|\bside[- ]by[- ]side\b|"
@@ -235,16 +265,16 @@ LEXICON: list[tuple[str, str, str]] = [
                        r"\bgraph(?:s|ed|ing)?\b|\bfigs?\b"),
     ("action", "save", r"\bsav(?:e|es|ing)\b|\bexport(?:s|ing)?\b(?= (?:it|them|this|that|these|those|the|to|as|into|a|an|each|every|all)\b)|\bwrite (?:\w+ )*?(?:to|into) (?:a |the )?(?:\w+ )?(?:file|disk|csv)"),
     # "already loaded" says where the data is; "I'd like to read what the papers say" is the writer reading
-    ("action", "load", r"(?<!already )\bload(?!ed\b)\w*(?! of\b)|(?<!like to )(?<!want to )(?<!\bi )(?<!\bwe )(?<!['’]ve )(?<!\bhave )(?<!\bhad )\bread\b(?! out\b)|\bopen\b"),
+    ("action", "load", r"(?<!already )\bload(?!ed\b)\w*(?! of\b)|(?<!like to )(?<!want to )(?<!\bi )(?<!\bwe )(?<!['’]ve )(?<!\bhave )(?<!\bhad )(?<!\bbe )(?<!\bbeen )(?<!easy to )(?<!easier to )(?<!hard to )(?<!harder to )\bread\b(?! out\b)|\bopen\b"),
     ("action", "simulate", r"\bsimulate\b|\bsimulating\b|\bsynthetic\b|"
-                           r"(?<!my )(?<!our )(?<!the )(?<!these )(?<!those )(?<!of )(?<!have )(?<!has )(?<!with )\b\d+ simulated\b"),
+                           r"(?<!my )(?<!our )(?<!the )(?<!these )(?<!those )(?<!of )(?<!have )(?<!has )(?<!with )(?<!got )\b\d+ simulated\b"),
     ("statistic", "mean", r"(?<!\bthey )(?<!\bit )(?<!\bdoes )(?<!\bdo )\bmeans?\b|averag\w*|\bavg\b"),  # not "what they mean"
     ("statistic", "median", r"medians?|middle value"),
     ("statistic", "std", r"standard deviations?|\bstd\b|\bsd\b"),
     ("statistic", "variance", r"variances?"),
     ("statistic", "percentile", r"percentiles?|quantiles?|quartiles?"),
     ("statistic", "max", r"(?<!local )\bmax(?:imum|ima)?\b|largest|highest"),
-    ("statistic", "min", r"(?<![\d.] )(?<!\d)(?<!\d-)\bmin(?:imum|ima)?\b|smallest|lowest"),
+    ("statistic", "min", r"(?<![\d.] )(?<!\d)(?<!\d-)\bmin(?:imum|ima)?\b|smallest|lowest|dimmest|darkest|faintest"),
     ("statistic", "sum", r"\bsum\b|\btotal\b(?! (?:\w+ )?(?:number|count))"),
     ("statistic", "mode", r"\bmode\b"),
     # "how many frames does it take to fall to half" asks a duration, not a count; "which ROIs count as cells" a label

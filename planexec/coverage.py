@@ -137,6 +137,9 @@ _ANALYSIS_PARAMETER = re.compile(r"parameter [0-9.e+-]+(?:px|hz|ms|s|um|µm)$")
 
 
 _STRICT_HERE = ("comparison ", "fit ", "test ", "statistic count")
+_TRACE_OUTPUTS = frozenset({"roi_traces", "F", "dff"})
+"""Outputs that are a signal per cell: a z-scored or min-max scaled signal is another output than any of them (a baseline
+"min-max style" is the running min of a max filter)."""
 
 
 @dataclass(frozen=True)
@@ -246,6 +249,8 @@ class Judge:
         strict_here = _STRICT_HERE if not outputs_count(action) else _STRICT_HERE[:3]
         if images_only(action):  # a variance image is another image
             strict_here = (*strict_here, "statistic ")
+        if set(action.outputs) & _TRACE_OUTPUTS:
+            strict_here = (*strict_here, "normalization minmax", "normalization zscore")
         if any("threshold" in p for p in action.parameters):  # "a cell probability above 0.7" sets its threshold
             strict_here = tuple(x for x in strict_here if x != "comparison ")
         strict = [f"{u}: the action does not do it" for u in unspecified if u.startswith(strict_here)]

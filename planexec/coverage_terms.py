@@ -24,15 +24,15 @@ _FOREIGN_FILE_RE = re.compile(_FOREIGN_FILES, re.IGNORECASE)
 _OBJECTS = {
     "cell": r"\bcells?\b|\bneurons?\b|\brois?\b|\bsomat\w*|cell bod\w*|regions? of interest|\bper-cell\b",
     # a peak of the image ("peak image", "local peaks", "peak seeds") is a place or a projection, not an event
-    "event": r"\bevents?\b|\btransients?\b|\bspikes?\b|(?<!seeds at )(?<!seed per )(?<!local )(?<!intensity )(?<!brightness )(?<!those )(?<!these )\bpeaks?\b"
+    "event": r"\bevents?\b|\btransients?\b|\bspikes?\b|(?<!seeds at )(?<!seed per )(?<!local )(?<!intensity )(?<!brightness )(?<!bright )(?<!brightest )(?<!those )(?<!these )\bpeaks?\b"
              r"(?![- ](?:over[- ]time[- ])?(?:projection|intensity|brightness|value|image|frame|seed)s?\b)"
              # "do they fire together" asks a correlation, not the events
-             r"|\bfir(?:e|es|ing)\b(?! (?:together|in sync|synchronously|at the same time))",
+             r"|(?<!nothing )(?<!never )\bfir(?:e|es|ing)\b(?! (?:together|in sync|synchronously|at the same time))",
     # "in pixels", "50 pixels" and "per 100 frames" are units of a size or a rate, not the image
     "image": r"\bimages?\b|(?<!\d )\bframes?\b|\bmovie\b|(?<!offset )(?<!vertical )\bstack\b(?! (?:the|them|all|up|each|every|of (?:\S+ ){0,2}(?:lines|traces|curves|plots))\b)"
              r"|(?<!\bin )(?<!\d )\bpixels?\b|\bprojection\b|\brecording\b|field of view",
-    "curve": r"\bcurves?\b|\bensemble\b",
-    "table": r"\btables?\b|\bcolumns?\b|(?<!one )(?<!per )\brows?\b(?!,? ?(?:and |/)?col)(?! per\b)|\bcsv\b|\bspreadsheet\b",
+    "curve": r"\bcurves?\b(?! (?:for|of|per) (?:each |every |the )?(?:cell|roi|neuron))|\bensemble\b",
+    "table": r"\btables?\b|\bcolumns?\b|(?<!one )(?<!per )(?<!own )\brows?\b(?!,? ?(?:and |/)?col)(?! per\b)|\bcsv\b|\bspreadsheet\b",
     # "time series" is left out: Fiji calls a movie one, others a trace
     "trace": r"\btraces?\b|\btime[- ]?courses?\b|\bd\s*f\s*/\s*f0?\b|[δΔ]\s*f\s*/\s*f|\bdff\b",
     "neuropil": r"\bneuropil\b|\blocal background\b|\bbackground (?:around|surrounding|near)\b|\bsurround(?:ing)? (?:signal|ring|annulus|background)\b",
@@ -76,10 +76,15 @@ _DOING = ("task", "action")
 _PURPOSE = re.compile(r"\b(?:(?:to|in order to)\s+(?:find|spot|see|locate|identify|reveal|highlight|try|test|check)|"
                       r"(?:it|this|that)['’]?s for\b|(?:to|so|want to|plan to|going to)\b[^.?!;]*\blater\b|"
                       r"so (?:that )?(?:i|we|you) can|so (?:that )?(?:\w+(?:\.\d+)?%?\s+){1,5}?(?:can|could|will|does|doesn'?t|don'?t|means?|"
-                      r"won'?t|pops?|stands?|shows?|appears?|comes?|separates?)\b|\b(?:that |which )?(?:i|we) (?:can|could) (?:test|try|use|run|check)\b)\b"
-                      r"(?:[^.?!]|\.(?=\d))*",  # to the end of its sentence: the ask may follow
+                      r"won'?t|pops?|stands?|shows?|appears?|comes?|separates?|(?:are|is|become|becomes|stay|stays) (?:\w+ )?(?:comparable|consistent|"
+                      r"visible|clearer|clear|easier|readable|aligned|stable|similar|on the same scale))\b|\b(?:that |which )?(?:i|we) (?:can|could) (?:test|try|use|run|check)\b)\b"
+                      r"(?:[^.?!:;]|\.(?=\d))*",  # to the end of its sentence or colon: the ask may follow
                       re.IGNORECASE)
-_BEFORE_WE = re.compile(r"\bbefore (?:i|we|you|they) [^,.;:?!]*|"
+_LEADING_PURPOSE = re.compile(r"(?:^|(?<=[.!?]\s))\s*(?:in order )?to\s+(?:find|spot|see|locate|identify|reveal|highlight|check|"
+                              r"compare|judge|assess|make sure)\b[^,.;?!]*,", re.IGNORECASE)
+"""A purpose that opens a sentence ("To see whether the field creeps between trials, I'd like ..."): up to its comma."""
+_BEFORE_WE = re.compile(r"\bbefore (?:i|we|you|they|anyone|someone|people|the team) [^,.;:?!]*|"
+                        r"\b(?:i|we)(?:['’]m|['’]re| am| are) (?:currently |just )?(?:comparing|studying|investigating)\b[^.;:?!]*|"
                         r"\b(?:i|we)(?:['’]ll| will| are going to| plan to| intend to)\b[^.;:?!]*|"
                         # what the writer is busy with ("I'm filling in the table for the methods section")
                         r"\b(?:i|we)(?:['’]m|['’]re| am| are) (?:currently |just )?(?:filling in|preparing|writing|drafting|putting together|"
@@ -100,7 +105,7 @@ _DONE_TO_INPUT = re.compile(r"\b(?:registered|motion[- ]corrected|neuropil[- ](?
 
 
 _OCCASION = re.compile(r"\bfor (?:the|my|our|a|an) (?:[\w-]+ ){0,3}(?:paper|lab meeting|meeting|talk|poster|thesis|report|grant|"
-                       r"manuscript|presentation|slides?|supplement\w*|figure(?: panels?)?|dashboard|review\w*|overlay|network analysis|"
+                       r"manuscript|presentation|slides?|supplement\w*|figure(?: panels?)?|panel|dashboard|review\w*|overlay|network analysis|"
                        r"(?:teaching|training|lab|tutorial) session|lecture|class|course|tutorial|workshop|journal club|"
                        r"(?:methods|results) (?:section|chapter))\b"
                        r"(?: (?:of|in) (?:the|my|our) (?:paper|manuscript|thesis))?(?: on [\w -]+?(?=[,.;:?!]|$))?|"
@@ -108,7 +113,7 @@ _OCCASION = re.compile(r"\bfor (?:the|my|our|a|an) (?:[\w-]+ ){0,3}(?:paper|lab 
                        r"(?:paper|manuscript|thesis|report)\b|"
                        r"\bfor (?:figure|fig\.?|table) ?\d+\w*(?: (?:of|in) the (?:paper|manuscript|thesis))?|"
                        r"\bfor (?:my|our) (?:[\w-]+ )?(?:table|spreadsheet|notes|records|lab ?book|notebook|slides?)\b|"
-                       r"\bfor the (?:[\w-]+ )?(?:table|spreadsheet)\s*(?=[:,]|\s(?:i|we)\b)|"
+                       r"\bfor the (?:[\w-]+ )?(?:table|spreadsheet)(?: (?:in|of|for) (?:the|my|our) (?:paper|thesis|report|manuscript))?\s*(?=[:,]|\s(?:i|we)\b)|"
                        r"\b(?:goes|go|going|will go) (?:straight |directly )?(?:in|into|to) (?:the|my|our|a) (?:[\w-]+ ){0,2}"
                        r"(?:table|spreadsheet|paper|report|thesis|figure|slides?|talk|poster|supplement\w*)\b(?: for the (?:paper|report|thesis))?", re.IGNORECASE)
 """What a result is for ("for the paper", "for my thesis figure", "for a teaching session on functional boxplots") is
@@ -129,7 +134,8 @@ _BEFORE = re.compile(r"\b(?:before|prior to|ahead of)\s+\w+ing\b(?:\s+(?!i\b|we\
 """What a step comes before ("low-pass the movie before segmenting") is the next step, not this one."""
 
 
-_REFERENCE = re.compile(r"\b(?:above|below|over|under|than|from) (?:the |its |their )?(?:median|mean|average|baseline)\b",
+_REFERENCE = re.compile(r"\b(?:above|below|over|under|than|from) (?:the |its |their )?(?:median|mean|average|baseline|f0|"
+                        r"rest(?:ing)?(?: level)?)\b",
                         re.IGNORECASE)
 """A level a threshold is set against ("3 SDs above the median") is not a statistic the clause asks for."""
 
@@ -162,7 +168,7 @@ def without_purpose(text: str) -> str:
     """The clause without what it is for ("... so I can see every cell", "... to try the boxplot on"), the step it
     comes before, what its input already went through ("the registered movie") and the level a threshold is set
     against ("above the median"): none is something it asks to be done."""
-    text = _DESCRIBED.sub(" ", _PURPOSE.sub(" ", _BEFORE_WE.sub(" ", text)))
+    text = _DESCRIBED.sub(" ", _PURPOSE.sub(" ", _BEFORE_WE.sub(" ", _LEADING_PURPOSE.sub(" ", text))))
     return _OCCASION.sub(" ", _REFERENCE.sub(" ", _DONE_TO_INPUT.sub("", _BEFORE.sub(" ", text))))
 
 
@@ -174,7 +180,8 @@ def worked_on(text: str) -> frozenset[str]:
     """The objects a clause works on: those it names outside a purpose ("to find cells"), the step it comes before,
     a time span, an occasion, how the data was acquired, what the input went through ("the neuropil-corrected
     traces" are traces) or the format an output is saved in ("denoise before ROI detection" works on the movie)."""
-    text = _DESCRIBED.sub(" ", _BEFORE.sub(" ", _PURPOSE.sub(" ", _BEFORE_WE.sub(" ", _DONE_TO_INPUT.sub("", text)))))
+    text = _LEADING_PURPOSE.sub(" ", _DONE_TO_INPUT.sub("", text))
+    text = _DESCRIBED.sub(" ", _BEFORE.sub(" ", _PURPOSE.sub(" ", _BEFORE_WE.sub(" ", text))))
     return objects(_ACQUISITION.sub(" ", _OCCASION.sub(" ", _AS_FILE.sub(" ", _SPAN.sub(" ", text)))))
 
 
@@ -226,7 +233,7 @@ _SETS_PARAMETER = re.compile(
     re.IGNORECASE)
 
 
-_PERCENTILE = re.compile(r"\b(\d+(?:\.\d+)?)(?:st|nd|rd|th)[- ]percentile\b", re.IGNORECASE)
+_PERCENTILE = re.compile(r"\b(\d+(?:\.\d+)?)(?:st|nd|rd|th)[- ](?:percentile|pctile|perc)\b", re.IGNORECASE)
 """A percentile written as an ordinal ("F0 = the 20th percentile"): the percentile a method is set to."""
 
 

@@ -123,3 +123,50 @@ def test_a_model_order_and_a_product_named_in_the_clause(minilm) -> None:  # noq
     assert cov.clauses[0].served_by == "generate_uncertainty_report"
     assert not decided(minilm, "an uncertainty report of the ensemble, ranked by band depth",
                        "compute_functional_boxplot_statistics").accepted
+
+
+@pytest.mark.parametrize(("text", "group", "term"), [
+    ("check PubMed for newer papers on F0", "scope", "online"),
+    ("find the downward dips in every trace", "scope", "negative_events"),
+    ("30 curves whose outliers are only phase-shifted copies", "scope", "outlier_kind"),
+    ("curves on an irregular time grid", "scope", "outlier_kind"),
+    ("keep the same ID in both sessions for every neuron", "scope", "across_sessions"),
+    ("fit a separate decay constant for each neuron", "scope", "per_cell_fit"),
+    ("export the boxplot as a pdf", "scope", "vector_format"),
+    ("how does ensemble 1 compare with ensemble 2", "relation", "two_sets"),
+    ("the faintest value of every pixel over time", "statistic", "min"),
+    ("align to the reference frame from yesterday's session", "scope", "given_reference"),
+])
+def test_a_detail_of_sets_d_and_e_is_named(text: str, group: str, term: str) -> None:
+    assert term in extract_terms(text).groups.get(group, frozenset())
+
+
+@pytest.mark.parametrize("text", [
+    "it is stored on a slow disk, so it should be read in chunks",
+    "so the anatomy is easy to read",
+    "responses that decay exponentially, modelled as exponentially decaying kernels",
+    "I've got 80 simulated runs in runs.npy",
+    "how active each cell is",
+])
+def test_the_story_names_no_action_fit_or_label(text: str) -> None:
+    groups = extract_terms(text).groups
+    assert not groups.get("action") and "exponential" not in groups.get("fit", ()) and "active" not in groups.get("measure", ())
+
+
+def test_a_leading_purpose_ends_at_its_comma_and_a_purpose_at_its_colon() -> None:
+    from planexec.coverage_terms import without_purpose
+
+    said = without_purpose("To check whether the FOV drifts between blocks, I'd like one mean image per block.")
+    assert "per block" in said and "check" not in said
+    assert "draw" in without_purpose("I want to see where they are: draw the outlines on the mean image.")
+    assert worked_on("a separate curve for each ROI") == {"cell"}
+    assert "event" not in worked_on("grow a region from every bright peak; nothing fires in fixed tissue")
+    assert set_parameters("a flat F0 at the 15th pctile") == [("percentile", 15.0)]
+
+
+def test_a_scaled_signal_is_another_output_than_the_traces(minilm) -> None:  # noqa: ANN001
+    assert "zscore" in extract_terms("subtract its own mean and divide by its standard deviation").groups["normalization"]
+    for action in ("extract_traces", "compute_dff"):
+        assert not decided(minilm, "pull out every ROI's trace and z-score it", action).accepted
+    # yesterday's session as where the data comes from is no reference to register to
+    assert "scope" not in extract_terms("attached is a short run from yesterday's session").groups

@@ -73,6 +73,9 @@ LEXICON: list[tuple[str, str, str]] = [
     # a decay estimated per cell: the deconvolution uses one for all
     ("scope", "per_cell_fit", r"\b(?:separate|own|individual|different) (?:decay (?:constant|time)|tau|time constant)s? (?:for|per) "
                               r"(?:each|every) (?:cell|neuron|roi)\b"),
+    # the rise from 10 % to 90 % of the amplitude is the rise time the kinetics measure; other levels are not
+    ("feature", "rise_time", r"\b(?:from )?(?:10|ten) ?(?:%|percent|per cent) (?:until|to|up to|and|-|–) ?(?:90|ninety) ?"
+                             r"(?:%|percent|per cent) of (?:the |its |their |each )?(?:[\w'’]+ )?amplitude\b"),
     ("feature", "auc", r"area under (?:the |each |every |a |its |their )?(?:[\w-]+ ){0,2}(?:curves?|traces?|transients?|events?|"
                        r"peaks?|spikes?)|\bauc\b|\bintegral of\b"),
     ("feature", "rise_time", r"rise[- ]?times?|time to peak"),
@@ -152,7 +155,7 @@ LEXICON: list[tuple[str, str, str]] = [
     ("relation", "versus", r"\bbetween (?:each|every|the) \w+ and (?:its|their|the)\b"),
     # a part of the data or a split of it no action takes: "only the first 100 frames", "each trial separately"
     ("scope", "subset", r"\b(?:only|just) (?:the |a |for )?(?:first|last|middle|odd|even|top|bottom|brightest|dimmest)\b|"
-                        r"\b(?:first|last|initial|final) (?:\d+|few|ten|twenty|fifty|hundred) ?(?:\w+ )?(?:frames?|seconds?|"
+                        r"\b(?:first|last|initial|final) (?:\d+|few|ten|twenty|fifty|hundred) ?(?:\w+ )?(?:frames?|seconds?|points?|steps?|values?|"
                         r"minutes?|cells?|rois?|neurons?|curves?|rows?|samples?|trials?)\b|\bframes? \d+ ?(?:-|to|through) ?\d+\b|"
                         r"\bsubsets?\b|\b(?:odd|even)[- ]numbered\b|\b(?:first|second|last) half\b|"
                         r"\b(?:left|right|top|bottom|upper|lower) (?:half|third|quarter|side) of the (?:image|fov|field|frame|movie)\b|"
@@ -221,6 +224,8 @@ LEXICON: list[tuple[str, str, str]] = [
     # two data sets compared: each action here reads one
     ("relation", "two_sets", r"\b(?:two|both|2) (?:ensembles|recordings|movies|datasets|data sets)\b|"
                              r"\bensemble [a-z0-9]\b(?: \w+){0,3}? (?:and|vs\.?|versus|with|against|to) (?:ensemble )?[a-z0-9]\b"),
+    # the curves' derivatives or slopes: the depths here rank the curves as given
+    ("scope", "derivative", r"\bderivatives?\b|\bdifferentiat\w*|\bslopes? of (?:the |each |every )?curves?\b"),
     ("scope", "axial", r"\baxial\b|\bz[- ]?(?:motion|drift|shifts?|movement)\b|\(z\)"),
     ("scope", "split", r"(?<!\brow )(?<!\brows )(?<!\bline )\b(?:per|each|every|for each|within each|by|across) (?:[\w-]+ )?(?:trials?|quadrants?|layers?|epochs?|"
                        r"blocks?|stimul\w*|planes?|halves|sweeps?|repeats?|z[- ]?planes?)\b|\bseparately\b|\bside[- ]by[- ]side\b|"

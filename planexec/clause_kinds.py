@@ -72,7 +72,8 @@ _ASK_FORM = re.compile(
     r"limit|pick|identify|quantify|score|curate|what|which|how|where|when|why|whether|if)\b", re.IGNORECASE)
 """What makes a clause ask: a question mark, a request or modal word, a task verb."""
 _TELLING = re.compile(r"\b(?:is|are|was|were|am|i['’]m|we['’]re|it['’]s|has|have|had|been|being|looks?|seems?)\b|"
-                      r"^\s*(?:hello|hi|hey|dear|good (?:morning|afternoon|evening)|(?:many )?thanks|thank you|cheers|best|much appreciated|"
+                      r"^\s*(?:hello|hi|hey|dear|good (?:morning|afternoon|evening)|(?:many )?thanks|thank you|thx|thnx|tia|ty|cheers|best|"
+                      r"much appreciated|"
                       r"(?:kind |best |warm )?regards|sincerely|all the best)\b",
                       re.IGNORECASE)
 
@@ -174,7 +175,8 @@ def asks_to_see(clause: str, asked: Named) -> bool:
 
 _ADVICE = re.compile(r"^\s*(?:and\s+)?(?:how (?:should|shall|ought)\b|how (?:do|does|can|would) (?:i|we|one|you|people)\b|"
                      r"what (?:is|are|would be) the (?:best|right|recommended|usual|standard)\b|"
-                     r"which [\w-]+ (?:should|is best|is recommended)\b|why (?:should|do (?:people|we|you|they))\b)",
+                     r"which [\w-]+ (?:should|is best|is (?:recommended|suggested|advised)|do (?:they|the \w+) (?:recommend|suggest|advise))\b|"
+                     r"why (?:should|do (?:people|we|you|they))\b)",
                      re.IGNORECASE)
 """Advice asked ("how should F0 be chosen", "how do people pick r"); "how do the cells' rates compare" asks the data."""
 

@@ -25,9 +25,7 @@ from planexec.actions import Action, split_clauses
 from planexec.clause_kinds import (
     answer_form_only,
     asking_part,
-    asks_advice,
     asks_per_cell,
-    asks_sources,
     asks_the_dff,
     asks_to_see,
     refers_back_only,
@@ -56,7 +54,7 @@ from planexec.coverage_actions import (
 )
 from planexec.coverage_names import Vocabulary, unknown_methods
 from planexec.coverage_result import INPUT, NOTHING, Candidate, ClauseCoverage, Coverage
-from planexec.coverage_story import split_if_served, story
+from planexec.coverage_story import after_search, split_if_served, story
 from planexec.coverage_tables import (
     asked_columns,
     missing_columns,
@@ -360,6 +358,7 @@ def assess(request: str, actions: Sequence[Action], scorer: Scorer, *, has_input
                                 upstream=upstream_tasks(actions))
     clauses = split_clauses(request)
     generators = {a.name for a in actions if not a.inputs and "curve" in named(a).objects}
+    searches = {a.name for a in actions if "paper" in named(a).objects}
 
     def decide(clause: str, context: str) -> ClauseCoverage:
         return assess_clause(clause, actions, judge, has_input, context=context)
@@ -367,15 +366,8 @@ def assess(request: str, actions: Sequence[Action], scorer: Scorer, *, has_input
     out: list[ClauseCoverage] = []
     for i, clause in enumerate(clauses):
         decided = assess_clause(clause, actions, judge, has_input, context=clauses[i - 1] if i else "")
-        prev = out[-1] if out else None
-        search = prev is not None and prev.served_by in {a.name for a in actions if "paper" in named(a).objects}
-        if search and asks_advice(clause):  # "According to the method papers, how should F0 be chosen?"
-            decided = ClauseCoverage(clause, prev.served_by, prev.score, (), "asks what the search before it looks up")
-        elif (decided.served_by is None and search
-                and (worked_on(clause) == {"paper"} or (not worked_on(clause) and asks_sources(clause)))):
-            # "look it up in the method papers and show me the passages with their sources": the same search
-            decided = ClauseCoverage(clause, prev.served_by, prev.score, (), "asks for what the search before it returns")
-        out += split_if_served(decided, decide, generators)
+        for part in split_if_served(decided, decide, generators, searches):
+            out.append(after_search(part, out[-1] if out else None, searches))
     served = {c.served_by for c in out} - {None, INPUT, NOTHING}
     return Coverage(request, tuple(story(c, served) if served and c.served_by is None else c for c in out))
 

@@ -6,13 +6,31 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from planexec.clause_kinds import says_what_for, tells_only, wishes_only
+from planexec.clause_kinds import asks_advice, asks_sources, says_what_for, tells_only, wishes_only
 from planexec.coverage_result import INPUT, NOTHING, ClauseCoverage
 from planexec.coverage_terms import without_names, worked_on
 from planexec.knowledge.reuse import extract_terms
 
 Decide = Callable[[str, str], ClauseCoverage]
 """The decision for one clause, given the clause before it."""
+
+
+_REWORKS = re.compile(r"\b(?:translat\w*|summari[sz]\w*|rewrit\w*|paraphras\w*|simplif\w*|shorten\w*|rephras\w*|"
+                      r"turn (?:it|them|that|this) into)\b", re.IGNORECASE)
+"""What a search does not do to its passages: translating or summarising them is another task."""
+
+
+def after_search(c: ClauseCoverage, prev: ClauseCoverage | None, searches: set[str]) -> ClauseCoverage:
+    """A clause after a literature search (`searches`: the actions that search papers) that asks advice ("which
+    percentile is suggested for F0?") or what the search returns ("show me the passages with their sources") is that
+    search, not a computation."""
+    if prev is None or prev.served_by not in searches or _REWORKS.search(c.clause):
+        return c
+    if asks_advice(c.clause):
+        return ClauseCoverage(c.clause, prev.served_by, prev.score, (), "asks what the search before it looks up")
+    if c.served_by is None and (worked_on(c.clause) == {"paper"} or (not worked_on(c.clause) and asks_sources(c.clause))):
+        return ClauseCoverage(c.clause, prev.served_by, prev.score, (), "asks for what the search before it returns")
+    return c
 
 
 def story(c: ClauseCoverage, served: set[str | None]) -> ClauseCoverage:
@@ -34,15 +52,19 @@ _OF_NEW_CURVES = re.compile(r"^(.*?\b(?:of|for|on))\s+((?:\d+|[a-z]+(?:-[a-z]+)?
                             r"trajectories|members|realisations|realizations|sine waves|bumps)\b.*)$", re.IGNORECASE)
 
 
-def split_if_served(decided: ClauseCoverage, decide: Decide, generated: set[str]) -> list[ClauseCoverage]:
+def split_if_served(decided: ClauseCoverage, decide: Decide, generated: set[str],
+                    searches: set[str] = frozenset()) -> list[ClauseCoverage]:
     """An unserved clause taken apart when, and only when, each part is served on its own: two asks joined by "and"
     (the clause splitter keeps "and" before a noun phrase together: "mean and max of each column"), or a step on curves
-    the clause also describes ("a boxplot of 50 gaussian curves, seed 8": made by a generator in `generated`)."""
+    the clause also describes ("a boxplot of 50 gaussian curves, seed 8": made by a generator in `generated`). A part
+    after a search part may ask that search (`after_search`)."""
     if decided.covered or decided.out_of_scope:
         return [decided]
     parts = _AND.split(decided.clause)
     if len(parts) > 1:
-        split = [decide(p, parts[i - 1] if i else "") for i, p in enumerate(parts)]
+        split: list[ClauseCoverage] = []
+        for i, p in enumerate(parts):
+            split.append(after_search(decide(p, parts[i - 1] if i else ""), split[-1] if split else None, searches))
         if all(c.served_by not in (None, INPUT, NOTHING) for c in split):
             return split
     made = _OF_NEW_CURVES.match(decided.clause)

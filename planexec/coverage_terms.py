@@ -235,6 +235,9 @@ _SETS_PARAMETER = re.compile(
 
 _PERCENTILE = re.compile(r"\b(\d+(?:\.\d+)?)(?:st|nd|rd|th)[- ](?:percentile|pctile|perc)\b", re.IGNORECASE)
 """A percentile written as an ordinal ("F0 = the 20th percentile"): the percentile a method is set to."""
+_GAUSSIAN = re.compile(r"\bgaussian (?:kernel |filter |blur )?(?:of|with|=|at) (?:a )?(?:sigma |σ |width )?(?:of |= ?)?(\d+(?:\.\d+)?)",
+                       re.IGNORECASE)
+"""A Gaussian's width given as its value ("smooth with a Gaussian of 3 frames"): its sigma."""
 
 
 def set_parameters(text: str) -> list[tuple[str, float]]:
@@ -246,6 +249,8 @@ def set_parameters(text: str) -> list[tuple[str, float]]:
         out.setdefault(noun, float(m.group(2) or m.group(3)))
     for m in _PERCENTILE.finditer(text):
         out.setdefault("percentile", float(m.group(1)))
+    for m in _GAUSSIAN.finditer(text):
+        out.setdefault("sigma", float(m.group(1)))
     return list(out.items())
 
 

@@ -31,7 +31,8 @@ class HeuristicInputGenerator:
         # fallbacks, each tool takes the arguments it knows.
         mine = step.tools == (tool.name,)
         args = {k: v for k, v in step.args.items() if declared is None or k in props or mine}
-        texts = [step.goal, ctx.request]
+        # the clause the step serves says what to look up or take (its goal is the action's title, "Rag retrieval")
+        texts = [step.serves or step.goal, ctx.request]
         for name, spec in props.items():
             if name in args or not isinstance(spec, dict):
                 continue

@@ -43,6 +43,13 @@ def test_heuristic_inputs_from_goal_request_files_and_planner_args() -> None:
     assert "junk" not in HeuristicInputGenerator().generate(fallback, curves, ctx), "with fallbacks each tool takes its own"
 
 
+def test_a_text_argument_takes_the_clause_the_step_serves_not_its_title() -> None:
+    """Offline plans title a step by its action ("Rag retrieval"): the search must look up the clause it serves."""
+    ctx = ToolContext(request="Count the cells. What do the papers say about F0?")
+    titled = PlanStep(1, "Rag retrieval", ("curves",), serves="What do the papers say about F0?")
+    assert HeuristicInputGenerator().generate(titled, curves, ctx)["query"] == "What do the papers say about F0?"
+
+
 @pytest.mark.parametrize(("text", "n_curves"), [
     ("simulate twelve curves", 12),
     ("simulate 40 runs, 5 of them planted as curves apart", 5),

@@ -170,3 +170,24 @@ def test_a_scaled_signal_is_another_output_than_the_traces(minilm) -> None:  # n
         assert not decided(minilm, "pull out every ROI's trace and z-score it", action).accepted
     # yesterday's session as where the data comes from is no reference to register to
     assert "scope" not in extract_terms("attached is a short run from yesterday's session").groups
+
+
+def test_requests_heldout12_details(minilm) -> None:  # noqa: ANN001
+    from planexec.coverage import assess
+    from planexec.similarity import EmbeddingScorer
+
+    from .judging import library
+
+    # the 10-90 % rise is the kinetics' own rise time; a 20-80 % rise is not
+    assert decided(minilm, "the rise time of each transient from 10 % to 90 % of its amplitude", "event_kinetics").accepted
+    assert not decided(minilm, "the rise time of each transient from 20 % to 80 % of its amplitude", "event_kinetics").accepted
+    assert not decided(minilm, "outlying curves by the band depth of their first derivatives",
+                       "compute_functional_boxplot_statistics").accepted
+    assert not decided(minilm, "functional boxplot outliers over only the first 40 time points",
+                       "compute_functional_boxplot_statistics").accepted
+    assert set_parameters("denoise with a Gaussian of 2 frames") == [("sigma", 2.0)]
+    assert set_parameters("simulate 40 gaussian curves") == []
+    # a question of advice after the search, in the same sentence, is that search
+    cov = assess("From the method notes on file, which percentile is recommended for a flat F0?", library(),
+                 EmbeddingScorer(minilm))
+    assert cov.complete and {c.served_by for c in cov.clauses} == {"rag_retrieval"}, cov.clauses

@@ -94,3 +94,13 @@ def test_bm25_folds_notations_and_prefers_rare_terms() -> None:
     docs = ["the baseline of the dff trace", "a trace of the curve", "the curve depth of a curve"]
     scores = BM25(docs).scores("dF/F trace")
     assert scores[0] > scores[1] > scores[2] == 0.0
+
+
+def test_the_summary_quotes_each_passage_from_its_sentence_nearest_the_question() -> None:
+    from planexec.tools.rag import _excerpt
+
+    text = ("Raw fluorescence depends on expression. " * 8 + "Take a low percentile of the trace, for example "
+            "F0 = np.percentile(trace, 10). Later text about something else entirely.")
+    quoted = _excerpt(text, "which percentile is suggested for F0?")
+    assert quoted.startswith("Take a low percentile") and "np.percentile(trace, 10)" in quoted
+    assert len(_excerpt("word " * 400, "anything")) <= 242

@@ -175,10 +175,12 @@ DEVELOPMENT = {
     "C": "hard e-mail pairs written blind on 2026-11-27 by a twenty-fourth helper, held out until read once (175eee4); now development",
     "D": "chat and notebook pairs written blind on 2026-11-27 by a twenty-sixth helper, held out until read once (cc680ba); now development",
     "E": "hard e-mail pairs written blind on 2026-11-27 by a twenty-seventh helper, held out until read once (cc680ba); now development",
+    "F": "chat and notebook pairs written blind on 2026-11-27 by a twenty-ninth helper, held out until read once (b22788e); now development",
+    "G": "hard e-mail pairs written blind on 2026-11-27 by a thirtieth helper, held out until read once (b22788e); now development",
 }
 """The development sets beside set a: their errors may be printed (--errors)."""
 
-HELD_OUT = "FG"
+HELD_OUT = "HI"
 """The held-out sets: their figures are printed without --dev-only, their errors never."""
 
 DEV_SETS = LABELLED_SETS

@@ -30,7 +30,7 @@ LEXICON: list[tuple[str, str, str]] = [
              # how the data was acquired ("imaged at 10 Hz while the animal sat quietly") is no variable asked
              r"\b(?:imaged|recorded|acquired|filmed|scanned)\b[^.;:?!]{0,60}?\bwhile (?:the )?(?:animal|mouse|mice|subject|fly|fish)\b"
              r"[^.;:?!,]*|"
-             r"\bforecast(?:ing)?[- ](?:ensembles?|runs?|members?|curves?|scenarios?|outputs?|data|spread)\b|"
+             r"\bforecast(?:ing)?[- ](?:ensembles?|runs?|members?|curves?|scenarios?|outputs?|data|spread|trajector(?:y|ies))\b|"
              r"\b(?:until|till|by|before|after|from|starting) next (?:quarter|year|month|week)\b|"
              # drawing by hand is what the writer does with the result, not a figure asked
              r"\bhand[- ]?draw\w*|\b(?:tried|try|trying) (?:to )?draw\w*|\bdraw\w* (?:on )?(?:that|this|it) instead\b|"
@@ -40,7 +40,12 @@ LEXICON: list[tuple[str, str, str]] = [
              r"\b(?:one|a single|1) (?:number|value|count|figure) per (?:session|recording|movie|fov|field of view)\b|"
              r"\bper[- ](?:session|animal|mouse|day|trial|recording) (?:\w+ )?(?:metadata|info\w*)\b|"
              # "how active each cell is: how many events and its rate" asks the events, not an active/inactive label
-             r"\bhow active (?:each|every|the|these|those|our|my|individual)\b(?: [\w-]+){0,2} (?:is|are|was|were)\b"),
+             r"\bhow active (?:each|every|the|these|those|our|my|individual)\b(?: [\w-]+){0,2} (?:is|are|was|were)\b|"
+             r"\bhow active (?:is|are|was|were) (?:the |each |every |these |those |our |my )?(?:[\w-]+ ){0,2}?(?:cells?|neurons?|"
+             r"rois?|population|units?)\b|"
+             # what a projection is compared with ("sparse cells vanish in the average picture"): not a mean asked
+             r"\b(?:vanish\w*|disappear\w*|invisible|(?:barely|hardly|don['’]t|do not) show(?:s| up)?|get lost|wash(?:es)? out)\b"
+             r"(?: \w+){0,2}? (?:in|when (?:we|you|i|they) average)(?: (?:the|an|a|our) (?:average|mean|averaged)(?: \w+)?)?"),
     # suite2p's enhanced mean image (high-pass filtered and normalised) is another image than the plain mean
     ("projection", "enhanced_mean", r"\benhanced mean (?:image|projection|img)\b|\bmeanimge\b"),
     ("projection", "max_projection", r"max[- ]project\w*"),
@@ -169,12 +174,15 @@ LEXICON: list[tuple[str, str, str]] = [
     # action here works per cell, per pixel or per pixel's neighbourhood
     ("scope", "whole_field", r"\b(?:mean|average) (?:fluorescence|intensity|brightness|signal) of the (?:whole|entire) (?:field|frame|fov|image)|"
                              r"\b(?:(?:whole|entire)[- ](?:frame|field|fov|field of view)(?:['’]s)?|(?:frame|field|fov)[- ]wide|"
-                             r"global) (?:mean |average )?(?:background|mean|average|signal|trace|fluorescence|intensity)"),
+                             r"global) (?:mean |average )?(?:background|mean|average|signal|trace|fluorescence|intensity)|"
+                             r"\b(?:all )?(?:the )?pixels outside (?:all |of )?(?:the )?(?:cells|rois|somata|masks)\b"),
     # the segmentation's raw candidates, before the classifier curated them: what counts, counts curated cells
     ("scope", "uncurated", r"\bbefore (?:any |the )?(?:curation|classification|quality control)\b|\buncurated\b|"
                            r"\bincluding (?:the )?(?:ones|rois|cells) (?:that |which )?(?:were |are )?(?:classified|labell?ed|marked) "
                            r"as (?:not|non)|"
-                           r"\bincluding (?:the )?(?:rejected|junk|non-?cell)"),
+                           r"\bincluding (?:the )?(?:rejected|junk|non-?cell)|"
+                           r"\bincluding (?:the )?(?:ones|rois|cells) (?:that |which )?(?:the classifier |curation |it )?"
+                           r"(?:threw out|rejected|discarded|dropped|removed)\b"),
     ("scope", "per_pixel", r"\b(?:per|each|every|for each|for every)(?: single)? pixels?\b|\bpixel[- ]?wise\b|\bpixel[- ]by[- ]pixel\b"),
     ("scope", "rotation", r"\brotat\w*"),  # registration here shifts frames; it does not turn them
     # one pixel's time course as the seed of a map, or the trace of one pixel: the maps here compare neighbours
@@ -190,7 +198,8 @@ LEXICON: list[tuple[str, str, str]] = [
     ("measure", "peak_time_map", r"\bframe (?:number|index) (?:at which|where|when|of (?:its|the) (?:peak|maximum))|"
                                  r"\bwhen each pixel (?:was|is|reache?s?|peak)|\btime (?:at which|when) (?:each|every) pixel"),
     # times in seconds: kinetics and trace figures here count frames
-    ("measure", "time_units", r"\bin (?:milli)?seconds?\b|\bin ms\b|\b(?:time|x)[- ]?axis in s\b"),
+    ("measure", "time_units", r"\bin (?:milli)?seconds?\b|\bin ms\b|\b(?:time|x)[- ]?axis in s\b|\bmillisecond precision\b|"
+                              r"\bsub-?frame\b"),
     # sizes in physical units need a pixel size no action reads
     ("measure", "physical_units", r"µm²|um²|µm\^?2|um\^?2|square micro\w*|\bin (?:µm|um|microns?|micrometers?)\b|"
                                   r"mm²|mm\^?2|square mill\w*|\bper (?:mm|millimet\w*|cm)\b|\b(?:cell |neuron |roi )?densit(?:y|ies)\b"),
@@ -226,6 +235,11 @@ LEXICON: list[tuple[str, str, str]] = [
                              r"\bensemble [a-z0-9]\b(?: \w+){0,3}? (?:and|vs\.?|versus|with|against|to) (?:ensemble )?[a-z0-9]\b"),
     # the curves' derivatives or slopes: the depths here rank the curves as given
     ("scope", "derivative", r"\bderivatives?\b|\bdifferentiat\w*|\bslopes? of (?:the |each |every )?curves?\b"),
+    # how the figure is coloured or annotated beyond what the figures here draw
+    ("scope", "figure_extras", r"\b(?:colou?red|shaded) by (?:its |their |the )?(?:depth|rank|value|group|condition|cluster|type)\b|"
+                               r"\bscale ?bars?\b"),
+    # rise levels other than the kinetics' 10-90 %
+    ("scope", "rise_levels", r"\b(?:20|25|30) ?%? ?(?:-|–|to|until) ?(?:70|75|80) ?%"),
     ("scope", "axial", r"\baxial\b|\bz[- ]?(?:motion|drift|shifts?|movement)\b|\(z\)"),
     ("scope", "split", r"(?<!\brow )(?<!\brows )(?<!\bline )\b(?:per|each|every|for each|within each|by|across) (?:[\w-]+ )?(?:trials?|quadrants?|layers?|epochs?|"
                        r"blocks?|stimul\w*|planes?|halves|sweeps?|repeats?|z[- ]?planes?)\b|\bseparately\b|\bside[- ]by[- ]side\b|"
@@ -255,7 +269,8 @@ LEXICON: list[tuple[str, str, str]] = [
     # training a classifier anew: the classifier here is fixed, it learns nothing from a user's labels
     ("task", "train", r"\b(?:train|retrain)\w* (?:a |an |the |my |our |new |own )*(?:\w+ )?(?:classifier|model|network)s?\b"),
     ("task", "classify", r"\bclassif\w*|\bcategori[sz]\w*"),
-    ("task", "group_by", r"\b(?:per|by|for each|grouped by|broken down by|across) (?:region|product|group|category|"
+    ("task", "group_by", r"(?<!object )(?<!row )(?<!entry )(?<!record )(?<!line )"
+                         r"\b(?:per|by|for each|grouped by|broken down by|across) (?:region|product|group|category|"
                          r"categorie|month|year|week|day|condition|site|animal|mouse|mice|subject|session)s?\b"),
     ("object", "mean_trace", r"(?:mean|average|population)[- ](?:fluorescence )?(?:trace|time course|signal)s?"),
     # sending a result to someone: no action here mails, uploads or posts anything (before "plot": "e-mail the figure to")
@@ -266,7 +281,7 @@ LEXICON: list[tuple[str, str, str]] = [
     ("action", "report", r"\buncertainty (?:report|summar\w*|write-?up)\b|\b(?:written|plain[- ]english|prose) (?:report|summar\w*)\b"),
     # "the biggest single revenue figure" is a number
     ("action", "plot", r"\bplot\w*\b(?! (?:code|scripts?|functions?|librar\w*|routines?|tools?)\b)|\b(?:a|an|quick|simple|rough) visuals?\b(?! (?:check|inspection|cortex|area|stimul\w*))|\bdraw\w*(?! (?:a |an |some |\d+ )?(?:\w+ ){0,2}samples?\b)|visuali[sz]\w*|(?<!single )(?<!revenue )(?<!sales )(?<!headline )(?<!cost )"
-                       r"(?<!price )\bfigures?\b(?! (?:of|for) (?:revenue|sales|units|cost|price)\b)(?! out\b)|\boverlay\w*|\bcharts?\b|\bpanels?\b|\bdiagrams?\b|"
+                       r"(?<!price )(?<!summary )\bfigures?\b(?! (?:of|for) (?:revenue|sales|units|cost|price)\b)(?! out\b)|\boverlay\w*|\bcharts?\b|\bpanels?\b|\bdiagrams?\b|"
                        r"\bgraph(?:s|ed|ing)?\b|\bfigs?\b"),
     ("action", "save", r"\bsav(?:e|es|ing)\b|\bexport(?:s|ing)?\b(?= (?:it|them|this|that|these|those|the|to|as|into|a|an|each|every|all)\b)|\bwrite (?:\w+ )*?(?:to|into) (?:a |the )?(?:\w+ )?(?:file|disk|csv)"),
     # "already loaded" says where the data is; "I'd like to read what the papers say" is the writer reading
@@ -278,7 +293,7 @@ LEXICON: list[tuple[str, str, str]] = [
     ("statistic", "std", r"standard deviations?|\bstd\b|\bsd\b"),
     ("statistic", "variance", r"variances?"),
     ("statistic", "percentile", r"percentiles?|quantiles?|quartiles?"),
-    ("statistic", "max", r"(?<!local )\bmax(?:imum|ima)?\b|largest|highest"),
+    ("statistic", "max", r"(?<!local )\bmax(?:imum|ima)?\b|largest|highest|strongest"),
     ("statistic", "min", r"(?<![\d.] )(?<!\d)(?<!\d-)\bmin(?:imum|ima)?\b|smallest|lowest|dimmest|darkest|faintest"),
     ("statistic", "sum", r"\bsum\b|\btotal\b(?! (?:\w+ )?(?:number|count))"),
     ("statistic", "mode", r"\bmode\b"),
@@ -296,7 +311,7 @@ LEXICON: list[tuple[str, str, str]] = [
     ("measure", "entropy", r"entrop\w*"),
     ("measure", "autocorrelation", r"auto[- ]?correlation"),
     # an external variable no action reads: activity against running, a stimulus, behaviour or genotype
-    ("measure", "external", r"\brunning speed|\blocomotion|\bstimul(?:us|i|ation)\b|\bgenotypes?\b|"
+    ("measure", "external", r"\brunning speed|\blocomotion|\bstimul(?:us|i|ation)\b|\bgenotypes?\b|\btones?(?: onsets?)?\b|"
                             r"(?<!median )(?<!mean )(?<!typical )(?<!average )(?<!central )(?<!indicator['’]s )(?<!sensor['’]s )(?<!dye['’]s )(?<!probe['’]s )(?<!method['’]s )(?<!algorithm['’]s )(?<!code['’]s )\bbehaviou?r\w*(?! (?:sessions?|data|experiments?|recordings?|rig|task)\b)|"
                             r"\bpupil\w*|\blick\w*|\breward\w*|\bwhisk\w*|\bair[- ]?puffs?\b|\bodou?rs?\b|\bfoot ?shocks?\b|\bwild[- ]type\b|\bknock[- ]?outs?\b|"
                             r"\bwhile (?:the )?(?:animal|mouse|mice|subject|fly|fish)\b|\brunning[- ]wheel\b|\bwheel speed\b"),

@@ -29,6 +29,7 @@ from planexec.clause_kinds import (
     asks_the_dff,
     asks_to_see,
     refers_back_only,
+    says_what_for,
     states_parameters,
     the_ask,
 )
@@ -75,7 +76,7 @@ from planexec.coverage_terms import (
     worked_on,
 )
 from planexec.coverage_wording import action_words, ask_spans
-from planexec.knowledge.reuse import ReusePolicy, compare_terms, normalise_notation
+from planexec.knowledge.reuse import ReusePolicy, compare_terms, extract_terms, normalise_notation
 from planexec.similarity import Scorer, tokens
 
 if TYPE_CHECKING:  # the learned decision loads only when asked for
@@ -249,6 +250,8 @@ class Judge:
             strict_here = (*strict_here, "statistic ")
         if set(action.outputs) & _TRACE_OUTPUTS:
             strict_here = (*strict_here, "normalization minmax", "normalization zscore")
+        if set(have.terms.groups) == {"action"} and have.terms.groups["action"] <= {"load"}:  # a reader does nothing else
+            strict_here = (*strict_here, *(f"{g} " for g in asked.terms.groups if g not in ("action", "shape")))
         if any("threshold" in p for p in action.parameters):  # "a cell probability above 0.7" sets its threshold
             strict_here = tuple(x for x in strict_here if x != "comparison ")
         strict = [f"{u}: the action does not do it" for u in unspecified if u.startswith(strict_here)]
@@ -328,6 +331,8 @@ def assess_clause(clause: str, actions: Sequence[Action], judge: Judge, has_inpu
         return ClauseCoverage(clause, NOTHING, 1.0, (), "says what form the answer takes; asks nothing more")
     if context and refers_back_only(clause):
         return ClauseCoverage(clause, NOTHING, 1.0, (), "asks again for what the clause before it asks")
+    if context and says_what_for(clause) and not worked_on(clause) and not extract_terms(clause).groups:
+        return ClauseCoverage(clause, NOTHING, 1.0, (), "says what the result is for; asks nothing")
     stated = states_parameters(clause)
     if stated:
         given = ", ".join(f"{k}={v:g}" for k, v in stated.items())

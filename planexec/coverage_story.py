@@ -6,10 +6,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from planexec.clause_kinds import asks_advice, asks_sources, says_what_for, tells_only, wishes_only
+from planexec.clause_kinds import asks_advice, asks_sources, tells_only, wishes_only
 from planexec.coverage_result import INPUT, NOTHING, ClauseCoverage
 from planexec.coverage_terms import without_names, worked_on
-from planexec.knowledge.reuse import extract_terms
 
 Decide = Callable[[str, str], ClauseCoverage]
 """The decision for one clause, given the clause before it."""
@@ -34,15 +33,12 @@ def after_search(c: ClauseCoverage, prev: ClauseCoverage | None, searches: set[s
 
 
 def story(c: ClauseCoverage, served: set[str | None]) -> ClauseCoverage:
-    """An unserved clause beside a served ask: nothing asked if it only tells about the data or the writer, says what
-    the result is for, or is a vague wish of someone else's that names no object or whose closest action serves the
-    ask; else unchanged."""
+    """An unserved clause beside a served ask: nothing asked if it only tells about the data or the writer, or is a
+    vague wish of someone else's that names no object or whose closest action serves the ask; else unchanged."""
     if tells_only(c.clause):
         return ClauseCoverage(c.clause, NOTHING, 1.0, (), "tells about the data or the writer; asks nothing")
     if wishes_only(c.clause) and (not worked_on(c.clause) or c.candidates and c.candidates[0].name in served):
         return ClauseCoverage(c.clause, NOTHING, 1.0, (), "tells what someone else wishes; the direct ask says what to do")
-    if says_what_for(c.clause) and not worked_on(c.clause) and not extract_terms(c.clause).groups:
-        return ClauseCoverage(c.clause, NOTHING, 1.0, (), "says what the result is for; asks nothing")
     return c
 
 

@@ -27,7 +27,7 @@ _OBJECTS = {
     "event": r"\bevents?\b|\btransients?\b|\bspikes?\b|(?<!seeds at )(?<!seed per )(?<!local )(?<!intensity )(?<!brightness )(?<!bright )(?<!brightest )(?<!those )(?<!these )\bpeaks?\b"
              r"(?![- ](?:over[- ]time[- ])?(?:projection|intensity|brightness|value|image|frame|seed)s?\b)"
              # "do they fire together" asks a correlation, not the events
-             r"|(?<!nothing )(?<!never )\bfir(?:e|es|ing)\b(?! (?:together|in sync|synchronously|at the same time))",
+             r"|(?<!nothing )(?<!never )(?<!sparse-)(?<!sparse )(?<!sparsely )(?<!rarely )\bfir(?:e|es|ing)\b(?! (?:together|in sync|synchronously|at the same time))",
     # "in pixels", "50 pixels" and "per 100 frames" are units of a size or a rate, not the image
     "image": r"\bimages?\b|(?<!\d )\bframes?\b|\bmovie\b|(?<!offset )(?<!vertical )\bstack\b(?! (?:the|them|all|up|each|every|of (?:\S+ ){0,2}(?:lines|traces|curves|plots))\b)"
              r"|(?<!\bin )(?<!\d )\bpixels?\b|\bprojection\b|\brecording\b|field of view",
@@ -74,7 +74,7 @@ _DOING = ("task", "action")
 # What a clause is for, or the stretch of time it spans, is not what it works on: "a correlation map to find
 # dim active cells" works on the movie, "a baseline that follows bleaching over the recording" on traces.
 _PURPOSE = re.compile(r"\b(?:(?:to|in order to)\s+(?:find|spot|see|locate|identify|reveal|highlight|try|test|check)|"
-                      r"(?:it|this|that)['’]?s for\b|(?:to|so|want to|plan to|going to)\b[^.?!;]*\blater\b|"
+                      r"(?:it|this|that)['’]?s for\b|(?:to|so|want to|plan to|going to)\b[^.?!;]*\b(?:later|afterwards|after that)\b|"
                       r"so (?:that )?(?:i|we|you) can|so (?:that )?(?:\w+(?:\.\d+)?%?\s+){1,5}?(?:can|could|will|does|doesn'?t|don'?t|means?|"
                       r"won'?t|pops?|stands?|shows?|appears?|comes?|separates?|(?:are|is|become|becomes|stay|stays) (?:\w+ )?(?:comparable|consistent|"
                       r"visible|clearer|clear|easier|readable|aligned|stable|similar|on the same scale))\b|\b(?:that |which )?(?:i|we) (?:can|could) (?:test|try|use|run|check)\b)\b"
@@ -99,7 +99,7 @@ _SPAN = re.compile(r"\b(?:over|across|during|throughout)\s+(?:the\s+)?(?:whole\s
 
 
 # What a clause says its input already went through is not a task it asks: "segment the registered movie".
-_DONE_TO_INPUT = re.compile(r"\b(?:registered|motion[- ]corrected|neuropil[- ](?:corrected|subtracted)|denoised|segmented|detected|deconvolved|classified|"
+_DONE_TO_INPUT = re.compile(r"\b(?:registere?d|motion[- ]corrected|neuropil[- ](?:corrected|subtracted)|denoised|segmented|detected|deconvolved|classified|"
                             r"extracted)\s+(?=(?:\w+\s+)?(?:movie|recording|stack|video|frames?|images?|data|cells|rois?|"
                             r"traces?|events|masks|neurons)\b)", re.IGNORECASE)
 
@@ -112,8 +112,9 @@ _OCCASION = re.compile(r"\bfor (?:the|my|our|a|an) (?:[\w-]+ ){0,3}(?:paper|lab 
                        r"\bfor (?:the|my|our|a|an) (?:[\w-]+ ){0,2}(?:part|chapter|section|appendix) (?:of|in) (?:the|my|our) "
                        r"(?:paper|manuscript|thesis|report)\b|"
                        r"\bfor (?:figure|fig\.?|table) ?\d+\w*(?: (?:of|in) the (?:paper|manuscript|thesis))?|"
-                       r"\bfor (?:my|our) (?:[\w-]+ )?(?:table|spreadsheet|notes|records|lab ?book|notebook|slides?)\b|"
-                       r"\bfor the (?:[\w-]+ )?(?:table|spreadsheet)(?: (?:in|of|for) (?:the|my|our) (?:paper|thesis|report|manuscript))?\s*(?=[:,]|\s(?:i|we)\b)|"
+                       r"\bfor (?:my|our) (?:[\w-]+ )?(?:table|spreadsheet|notes|records|lab ?book|notebook|slides?|figs?|figure|poster|talk|panel)\b|"
+                       r"\bfor the (?:[\w-]+ )?(?:table|spreadsheet)(?: (?:in|of|for) (?:the|my|our) (?:[\w-]+ )?(?:paper|thesis|report|manuscript))?"
+                       r"\s*(?=[:,]|\s(?:i|we)\b)|"
                        r"\b(?:goes|go|going|will go) (?:straight |directly )?(?:in|into|to) (?:the|my|our|a) (?:[\w-]+ ){0,2}"
                        r"(?:table|spreadsheet|paper|report|thesis|figure|slides?|talk|poster|supplement\w*)\b(?: for the (?:paper|report|thesis))?", re.IGNORECASE)
 """What a result is for ("for the paper", "for my thesis figure", "for a teaching session on functional boxplots") is
@@ -128,7 +129,7 @@ _ACQUISITION = re.compile(r"\b(?:frame|sampling|acquisition|imaging|scan) rate\b
                           r"\b\d+(?:\.\d+)?[- ](?:minute|min|second|sec|s|hour|h)(?:[- ]long)?[- ](?:\w+ )?(?:recording|movie|session|"
                           r"video|sweep|acquisition)\b", re.IGNORECASE)
 """How the data was acquired ("the recording is 15 Hz", "a 10-minute session") describes the input: not an object."""
-_BEFORE = re.compile(r"\b(?:before|prior to|ahead of)\s+\w+ing\b(?:\s+(?!i\b|we\b)[\w/-]+){1,3}(?=\s+(?:i|we)\b|\s*[,;:])|"
+_BEFORE = re.compile(r"\b(?:before|prior to|ahead of)\s+\w+ing\b(?:\s+(?!i\b|we\b)[\w/-]+){1,3}(?=\s+(?:i|we)\b|\s*[,;:.!?]|\s*$)|"
                      r"\b(?:before|prior to|ahead of)\s+(?:the\s+)?(?:\w+\s+)?(?:\w+ing|segmentation|registration|detection|"
                      r"deconvolution|analysis|extraction|image|map|step)\b", re.IGNORECASE)
 """What a step comes before ("low-pass the movie before segmenting") is the next step, not this one."""
@@ -235,9 +236,11 @@ _SETS_PARAMETER = re.compile(
 
 _PERCENTILE = re.compile(r"\b(\d+(?:\.\d+)?)(?:st|nd|rd|th)[- ](?:percentile|pctile|perc)\b", re.IGNORECASE)
 """A percentile written as an ordinal ("F0 = the 20th percentile"): the percentile a method is set to."""
-_GAUSSIAN = re.compile(r"\bgaussian (?:kernel |filter |blur )?(?:of|with|=|at) (?:a )?(?:sigma |σ |width )?(?:of |= ?)?(\d+(?:\.\d+)?)",
+_GAUSSIAN = re.compile(r"\bgaussian (?:kernel |filter |blur )?(?:(?:of|with|=|at) (?:a )?(?:sigma |σ |width )?(?:of |= ?)?|"
+                       r"(?:that is |which is )?(?=\d+(?:\.\d+)? ?(?:frames?|px|pixels?) wide))(\d+(?:\.\d+)?)",
                        re.IGNORECASE)
 """A Gaussian's width given as its value ("smooth with a Gaussian of 3 frames"): its sigma."""
+_APART = re.compile(r"\b(?:at least |min(?:imum)? )?(\d+) frames? apart\b", re.IGNORECASE)
 
 
 def set_parameters(text: str) -> list[tuple[str, float]]:
@@ -251,6 +254,8 @@ def set_parameters(text: str) -> list[tuple[str, float]]:
         out.setdefault("percentile", float(m.group(1)))
     for m in _GAUSSIAN.finditer(text):
         out.setdefault("sigma", float(m.group(1)))
+    for m in _APART.finditer(text):  # "at least 20 frames apart": the smallest gap between events
+        out.setdefault("min gap", float(m.group(1)))
     return list(out.items())
 
 

@@ -191,3 +191,43 @@ def test_requests_heldout12_details(minilm) -> None:  # noqa: ANN001
     cov = assess("From the method notes on file, which percentile is recommended for a flat F0?", library(),
                  EmbeddingScorer(minilm))
     assert cov.complete and {c.served_by for c in cov.clauses} == {"rag_retrieval"}, cov.clauses
+
+
+@pytest.mark.parametrize(("text", "group", "term"), [
+    ("the total number of ROIs, including the ones curation threw out", "scope", "uncurated"),
+    ("spike times with millisecond precision", "measure", "time_units"),
+    ("events in the 2 s after every tone", "measure", "external"),
+    ("the mean over all pixels outside the ROIs", "scope", "whole_field"),
+    ("the figure with a scale bar of 100 µm", "scope", "figure_extras"),
+    ("all curves drawn, coloured by their depth", "scope", "figure_extras"),
+    ("rise time from 20 to 80 % of each event", "scope", "rise_levels"),
+])
+def test_a_detail_of_sets_f_and_g_is_named(text: str, group: str, term: str) -> None:
+    assert term in extract_terms(text).groups.get(group, frozenset())
+
+
+@pytest.mark.parametrize("text", [
+    "records.json holds one entry per mouse",
+    "each file has one forecast trajectory per row",
+    "how active were the cells in this recording?",
+    "the sparse cells get lost when we average the frames",
+    "the numbers and the usual summary figures",
+])
+def test_the_story_of_sets_f_and_g_asks_nothing(text: str) -> None:
+    assert not extract_terms(text).groups
+
+
+def test_a_gaussian_width_or_a_gap_between_events_is_a_parameter() -> None:
+    from planexec.coverage_terms import without_purpose
+
+    assert set_parameters("blur with a Gaussian that is 2 frames wide") == [("sigma", 2.0)]
+    assert set_parameters("events at least 15 frames apart") == [("min gap", 15.0)]
+    assert "count" not in extract_terms(without_purpose("plot them, I'll look before trusting the counts.")).groups.get(
+        "statistic", frozenset())
+    assert worked_on("a sparse-firing recording's maximum projection") == {"image"}
+
+
+def test_a_reader_serves_no_clause_that_asks_more_than_reading(minilm) -> None:  # noqa: ANN001
+    refused = decided(minilm, "rank the curves in this file by extremal depth", "load_curves")
+    assert not refused.accepted and "depth" in refused.reason
+    assert decided(minilm, "read the curves in ensemble.npy", "load_curves").accepted

@@ -269,6 +269,9 @@ LEXICON: list[tuple[str, str, str]] = [
     # training a classifier anew: the classifier here is fixed, it learns nothing from a user's labels
     ("task", "train", r"\b(?:train|retrain)\w* (?:a |an |the |my |our |new |own )*(?:\w+ )?(?:classifier|model|network)s?\b"),
     ("task", "classify", r"\bclassif\w*|\bcategori[sz]\w*"),
+    # a business figure per region, product or month ("the average revenue in each region")
+    ("task", "group_by", r"\b(?:revenue|sales|prices?|costs?|units|orders)\b[^.?!]{0,40}?\b(?:in|for) (?:each|every) (?:region|product|"
+                         r"group|category|month|year|week|day|site|store|country|customer)s?\b"),
     ("task", "group_by", r"(?<!object )(?<!row )(?<!entry )(?<!record )(?<!line )"
                          r"\b(?:per|by|for each|grouped by|broken down by|across) (?:region|product|group|category|"
                          r"categorie|month|year|week|day|condition|site|animal|mouse|mice|subject|session)s?\b"),

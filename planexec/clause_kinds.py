@@ -35,9 +35,13 @@ _BARE_RATE = re.compile(r"^\s*(?:at\s+|@\s*)?\d+(?:\.\d+)?\s*(?:hz|fps|frames? p
 """A frame rate given alone ("10 fps"): a statement of how the data was acquired."""
 
 
+_UNIT_FINE = re.compile(r"^\s*(?:frames|seconds|pixels|px|ms|hz)(?: are| is)? (?:fine|ok|okay)(?: as (?:the|a) units?)?\s*[.!]?\s*$",
+                        re.IGNORECASE)
+
+
 def answer_form_only(clause: str) -> bool:
-    """Whether a clause only says what form the answer takes."""
-    return bool(_ANSWER_FORM.match(clause))
+    """Whether a clause only says what form the answer takes ("just the count, please", "frames are fine as the unit")."""
+    return bool(_ANSWER_FORM.match(clause) or _UNIT_FINE.match(clause))
 
 
 _REFERS_BACK = re.compile(r"^\s*(?:(?:could|can|would|will) you\s+|please\s+)*(?:(?:work|figure|sort) (?:it|that|this|them) out|"
@@ -99,7 +103,8 @@ _VAGUE = re.compile(r"\b(?:impression|idea|sense|feel(?:ing)?|picture|overview|f
                     r"to understand|to see (?:whether|if|how))\b", re.IGNORECASE)
 
 
-_RATE = re.compile(r"\b(?:imaged |recorded |acquired |sampled )?(?:at |@ ?)?\d+(?:\.\d+)?\s*(?:hz|fps)\b", re.IGNORECASE)
+_RATE = re.compile(r"\b(?:imaged |recorded |acquired |sampled )?(?:at |@ ?)?\d+(?:\.\d+)?\s*(?:hz|fps|frames? per second|frames?/s)\b|"
+                   r"\b\d+-frame\b", re.IGNORECASE)  # "a short 100-frame crop" describes the data
 
 
 _SENTENCE = re.compile(r"(?<=[.?!])\s+(?=[A-Z\"'(])")

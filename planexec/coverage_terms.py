@@ -32,7 +32,7 @@ _OBJECTS = {
     "image": r"\bimages?\b|(?<!\d )\bframes?\b|\bmovie\b|(?<!offset )(?<!vertical )\bstack\b(?! (?:the|them|all|up|each|every|of (?:\S+ ){0,2}(?:lines|traces|curves|plots))\b)"
              r"|(?<!\bin )(?<!\d )\bpixels?\b|\bprojection\b|\brecording\b|field of view",
     "curve": r"\bcurves?\b(?! (?:for|of|per) (?:each |every |the )?(?:cell|roi|neuron))|\bensemble\b",
-    "table": r"\btables?\b|\bcolumns?\b|(?<!one )(?<!per )(?<!own )\brows?\b(?!,? ?(?:and |/)?col)(?! per\b)|\bcsv\b|\bspreadsheet\b",
+    "table": r"\btables?\b|\bcolumns?\b|\brevenue\b|\bsales\b|(?<!one )(?<!per )(?<!own )\brows?\b(?!,? ?(?:and |/)?col)(?! per\b)|\bcsv\b|\bspreadsheet\b",
     # "time series" is left out: Fiji calls a movie one, others a trace
     "trace": r"\btraces?\b|\btime[- ]?courses?\b|\bd\s*f\s*/\s*f0?\b|[δΔ]\s*f\s*/\s*f|\bdff\b",
     "neuropil": r"\bneuropil\b|\blocal background\b|\bbackground (?:around|surrounding|near)\b|\bsurround(?:ing)? (?:signal|ring|annulus|background)\b",
@@ -240,7 +240,7 @@ _GAUSSIAN = re.compile(r"\bgaussian (?:kernel |filter |blur )?(?:(?:of|with|=|at
                        r"(?:that is |which is )?(?=\d+(?:\.\d+)? ?(?:frames?|px|pixels?) wide))(\d+(?:\.\d+)?)",
                        re.IGNORECASE)
 """A Gaussian's width given as its value ("smooth with a Gaussian of 3 frames"): its sigma."""
-_APART = re.compile(r"\b(?:at least |min(?:imum)? )?(\d+) frames? apart\b", re.IGNORECASE)
+_APART = re.compile(r"\b(?:at least |min(?:imum)? )?(\d+) frames? apart\b|\bcloser than (\d+) frames?\b", re.IGNORECASE)
 
 
 def set_parameters(text: str) -> list[tuple[str, float]]:
@@ -255,7 +255,7 @@ def set_parameters(text: str) -> list[tuple[str, float]]:
     for m in _GAUSSIAN.finditer(text):
         out.setdefault("sigma", float(m.group(1)))
     for m in _APART.finditer(text):  # "at least 20 frames apart": the smallest gap between events
-        out.setdefault("min gap", float(m.group(1)))
+        out.setdefault("min gap", float(m.group(1) or m.group(2)))
     return list(out.items())
 
 

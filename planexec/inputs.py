@@ -98,7 +98,8 @@ def argument_words(name: str) -> list[str]:
 
 
 _SAID_FOR = {"curves": ("ramps", "sines", "sine waves", "bumps", "gaussians", "members", "runs", "realisations",
-                        "realizations", "trajectories", "scenarios")}
+                        "realizations", "trajectories", "scenarios"),
+             "factor": ("fences", "fence", "whiskers")}  # "fences at 3 times the central region's width"
 
 
 _ONES = "two three four five six seven eight nine".split()
@@ -126,7 +127,9 @@ def number_near(words: list[str], text: str) -> float | None:
         for pattern in (rf"\b{stem}s?\s*(?:=|:|of)?\s*{_NUMBER}", rf"{_NUMBER}\s+{stem}s?\b",
                         rf"{_NUMBER}\s+(?:[a-z-]+\s+){{1,2}}?{stem}s?\b",
                         # "3 of them planted as outliers"
-                        rf"{_NUMBER}\s+of (?:them|these|those|which)\s+(?:[a-z-]+\s+){{0,3}}?{stem}s?\b"):
+                        rf"{_NUMBER}\s+of (?:them|these|those|which)\s+(?:[a-z-]+\s+){{0,3}}?{stem}s?\b",
+                        # "the fences at 3 times the central region's width"
+                        rf"\b{stem}s?\s+at\s+{_NUMBER}\s*(?:times|x|×)"):
             m = re.search(pattern, low)
             if m:
                 return float(m.group(1))

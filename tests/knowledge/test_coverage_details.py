@@ -231,3 +231,15 @@ def test_a_reader_serves_no_clause_that_asks_more_than_reading(minilm) -> None: 
     refused = decided(minilm, "rank the curves in this file by extremal depth", "load_curves")
     assert not refused.accepted and "depth" in refused.reason
     assert decided(minilm, "read the curves in ensemble.npy", "load_curves").accepted
+
+
+def test_requests_heldout13_details(minilm) -> None:  # noqa: ANN001
+    from planexec.clause_kinds import answer_form_only, tells_only
+    from planexec.inputs import argument_words, number_near
+
+    assert number_near(argument_words("factor"), "outliers with the fences at 2.5 times the central region") == 2.5
+    assert "group_by" in extract_terms("the median sales for every month").groups["task"]
+    assert set_parameters("merge two events closer than 8 frames") == [("min gap", 8.0)]
+    assert tells_only("We record at 15 frames per second and I have attached a short 200-frame crop")
+    assert answer_form_only("Frames are fine as the unit.")
+    assert not decided(minilm, "What's the mean revenue in each region?", "extract_traces").accepted

@@ -1,10 +1,12 @@
-"""What a whole request says around its asks (issue 12): clauses that only tell, wish or say what a result is for, and
-clauses that hold two asks ("make a mean image and a maximum projection", "a boxplot of 50 gaussian curves")."""
+"""What a whole request says around its asks (issue 12): clauses that only tell or wish, questions put to the search
+before them, and clauses that hold two asks ("make a mean image and a maximum projection", "a boxplot of 50 gaussian
+curves")."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 
 from planexec.clause_kinds import asks_advice, asks_sources, tells_only, wishes_only
 from planexec.coverage_result import INPUT, NOTHING, ClauseCoverage
@@ -19,7 +21,7 @@ _REWORKS = re.compile(r"\b(?:translat\w*|summari[sz]\w*|rewrit\w*|paraphras\w*|s
 """What a search does not do to its passages: translating or summarising them is another task."""
 
 
-def after_search(c: ClauseCoverage, prev: ClauseCoverage | None, searches: set[str]) -> ClauseCoverage:
+def after_search(c: ClauseCoverage, prev: ClauseCoverage | None, searches: AbstractSet[str]) -> ClauseCoverage:
     """A clause after a literature search (`searches`: the actions that search papers) that asks advice ("which
     percentile is suggested for F0?") or what the search returns ("show me the passages with their sources") is that
     search, not a computation."""
@@ -48,8 +50,8 @@ _OF_NEW_CURVES = re.compile(r"^(.*?\b(?:of|for|on))\s+((?:\d+|[a-z]+(?:-[a-z]+)?
                             r"trajectories|members|realisations|realizations|sine waves|bumps)\b.*)$", re.IGNORECASE)
 
 
-def split_if_served(decided: ClauseCoverage, decide: Decide, generated: set[str],
-                    searches: set[str] = frozenset()) -> list[ClauseCoverage]:
+def split_if_served(decided: ClauseCoverage, decide: Decide, generated: AbstractSet[str],
+                    searches: AbstractSet[str] = frozenset()) -> list[ClauseCoverage]:
     """An unserved clause taken apart when, and only when, each part is served on its own: two asks joined by "and"
     (the clause splitter keeps "and" before a noun phrase together: "mean and max of each column"), or a step on curves
     the clause also describes ("a boxplot of 50 gaussian curves, seed 8": made by a generator in `generated`). A part

@@ -107,10 +107,13 @@ LEXICON: list[tuple[str, str, str]] = [
     ("detection", "find_peaks", r"find[_ ]peaks|peak[- ]detection|peak[- ]finding"),
     ("detection", "deconvolution", r"deconvol\w*|oasis|spike inference"),
     ("detection", "template", r"template match\w*"),
-    ("kernel", "ar1", r"\bar ?\(?1\)?(?![\w.])|first[- ]order autoregress\w*"),
+    ("kernel", "ar1", r"\bar ?\(?1\)?(?![\w.])|first[- ]order autoregress\w*|\b(?:single|mono)[- ]exponential\w*|\bexponential[\s-]+(?:decay[\s-]+)?(?:model|kernel)"),
     ("kernel", "ar2", r"\bar ?\(?[2-9]\)?(?![\w.])|(?:second|higher|third)[- ]order autoregress\w*|\bdouble[- ]exponential\w*"),
     ("normalization", "zscore", r"z[- ]?scor\w*|standardi[sz]\w*|subtract\w* (?:its |their |the )?(?:own )?mean and divid\w* "
                                       r"(?:it |them )?by (?:its |their |the )?(?:own )?(?:standard deviation|std|sd)\b"),
+    ("normalization", "zscore", r"\bzero mean and unit (?:variance|standard deviation|sd|std)\b"),
+    # ΔF/F divides by the baseline; "F - F0 without dividing" or "z-scored rather than divided by its baseline" does not
+    ("normalization", "divide", r"\(\s*f\s*[-−]\s*f0\s*\)\s*/\s*f0\b|\bdivid\w* (?:it |them |each \w+ )?by\b(?! (?:\d|two|half|the number))"),
     ("normalization", "minmax", r"min[- ]?max|rescal\w* to \[?0"),
     ("normalization", "dff", r"\bdff\b"),
     ("test", "ttest", r"\bt[- ]test|student'?s t\b"),
@@ -118,8 +121,9 @@ LEXICON: list[tuple[str, str, str]] = [
     ("test", "wilcoxon", r"wilcoxon"),
     ("test", "ks", r"kolmogorov|\bks[- ]test"),
     ("test", "anova", r"anova"),
-    ("fit", "linear", r"linear (?:fit|regression|trend)|straight line"),
-    ("fit", "exponential", r"\bexponential\b"),
+    ("fit", "linear", r"linear (?:fit|regression|trend)|(?:fit\w*|through) (?:a |the )?straight lines?|straight[- ]line fit"),
+    # "a single-exponential decay model" is the deconvolution's AR(1) kernel, not a curve fit
+    ("fit", "exponential", r"(?<!single[- ])(?<!mono[- ])(?<!double[- ])\bexponential\b(?![\s-]+(?:decay[\s-]+)?(?:model|kernel))"),
     ("fit", "polynomial", r"polynomial|quadratic|cubic"),
     ("fit", "spline", r"splines?"),
     ("fit", "sigmoid", r"sigmoid\w*|logistic"),
@@ -162,7 +166,7 @@ LEXICON: list[tuple[str, str, str]] = [
     ("scope", "subset", r"\b(?:only|just) (?:the |a |for )?(?:first|last|middle|odd|even|top|bottom|brightest|dimmest)\b|"
                         r"\b(?:first|last|initial|final) (?:\d+|few|ten|twenty|fifty|hundred) ?(?:\w+ )?(?:frames?|seconds?|points?|steps?|values?|"
                         r"minutes?|cells?|rois?|neurons?|curves?|rows?|samples?|trials?)\b|\bframes? \d+ ?(?:-|to|through) ?\d+\b|"
-                        r"\bsubsets?\b|\b(?:odd|even)[- ]numbered\b|\b(?:first|second|last) half\b|"
+                        r"\bsubsets?\b|\b(?:odd|even)[- ]numbered\b|\b(?:first|second|last) half\b|\bonce (?:per|for each) (?:half|trial|condition|epoch|window|period|segment)\b|"
                         r"\b(?:left|right|top|bottom|upper|lower) (?:half|third|quarter|side) of the (?:image|fov|field|frame|movie)\b|"
                         r"\bonly (?:cells?|rois?|neurons?|units?) (?:#|no\.? ?)?\d+|"
                         r"\bonly (?:from |in |during |over |on )?(?:the )?(?:frames|trials|periods|epochs|times)\b (?:of|when|where|with|"
@@ -230,9 +234,23 @@ LEXICON: list[tuple[str, str, str]] = [
                           r"(?:axis|values|coordinates)\b"),
     # a vector format: the figures here are PNG files
     ("scope", "vector_format", r"\b(?:as|in|to) (?:an? )?(?:svg|pdf|eps)\b"),
+    # pixels weighted by how much they belong to the cell (suite2p's lam): the plain trace extractor averages them
+    ("scope", "weighted_pixels", r"\bweight(?:ed|ing|s)? (?:each |every |the )?(?:mask )?pixels?\b|\bpixels? weighted\b|"
+                                 r"\bweighted by (?:its|their|the) (?:\w+ )?weights?\b|"
+                                 r"\bweighted (?:masks?|mean|average|sum|footprints?)\b|\blam[- ]weighted\b"),
+    # smoothing along one axis only: the denoiser filters time and space together
+    ("scope", "one_axis", r"\bonly (?:along|in|over|across) (?:time|space)\b|\b(?:along|in|over|across) (?:time|space) only\b|\b(?:purely|only) (?:temporal|spatial)(?:ly)?\b|"
+                          r"\b(?:temporal|spatial)[- ]only\b"),
+    # a reference or seeds the user brings: registration builds its own reference, segmentation its own seeds
+    ("scope", "given_reference", r"\breference (?:image|frame|template) (?:in|from|stored in|saved in) \S+\.\w+|"
+                                 r"\b(?:to|against|onto) (?:the )?(?:template|reference)(?: image| frame)? (?:in|from) \S+\.\w+|"
+                                 r"\b(?:my|our|the|those|these)\s+(?:own\s+|hand[- ]drawn\s+|manual\s+)?(?:rois?|cells?|masks?|outlines?|labels?|points?|"
+                                 r"centroids?|coordinates)\b[^.;]{0,40}? as (?:the )?(?:seeds|starting points)\b"),
     # two data sets compared: each action here reads one
     ("relation", "two_sets", r"\b(?:two|both|2) (?:ensembles|recordings|movies|datasets|data sets)\b|"
-                             r"\bensemble [a-z0-9]\b(?: \w+){0,3}? (?:and|vs\.?|versus|with|against|to) (?:ensemble )?[a-z0-9]\b"),
+                             r"\bensemble [a-z0-9]\b(?: \w+){0,3}? (?:and|vs\.?|versus|with|against|to) (?:ensemble )?[a-z0-9]\b|"
+                             r"\b(?:with|against|to|and) (?:last|yesterday|the previous|the earlier|another|a second|the other)(?: \w+)?(?:['’]s)? "
+                             r"(?:ensembles?|recordings?|movies?|sessions?|datasets?)\b"),
     # the curves' derivatives or slopes: the depths here rank the curves as given
     ("scope", "derivative", r"\bderivatives?\b|\bdifferentiat\w*|\bslopes? of (?:the |each |every )?curves?\b"),
     # how the figure is coloured or annotated beyond what the figures here draw
@@ -258,7 +276,7 @@ LEXICON: list[tuple[str, str, str]] = [
     ("task", "detect", r"\bdetect(?!ed\b)\w* (?:\w+ )?(?:transient|event|peak|spike)s?|\bfind (?:\w+ )?(?:transient|event|peak|spike)s?"),
     ("task", "segment", r"\bsegment(?:s|ing|ation)?\b"),
     # writing a text of one's own from the literature: a search finds passages, it writes no review or section
-    ("task", "write_text", r"\b(?:write|draft|compose)\s+(?:\w+\s+){0,3}(?:(?:literature\s+)?reviews?|(?:methods|results|"
+    ("task", "write_text", r"\b(?:write|draft|compose)\s+(?:[\w-]+\s+){0,3}(?:(?:literature\s+)?reviews?|(?:methods|results|"
                            r"discussion|introduction)\s+sections?|essays?|manuscripts?|abstracts?|grant|summary\s+of\s+"
                            r"(?:the|a|this)\s+(?:[\w-]+\s+){0,4}(?:paper|article|book))\b"),
     ("task", "extract", r"\bextract\w*"),
@@ -267,7 +285,8 @@ LEXICON: list[tuple[str, str, str]] = [
     # sorting cells by type is not telling cells from non-cells: a type names what a classifier must know
     ("measure", "cell_type", r"excitatory|inhibitory|cell[- ]types?"),
     # training a classifier anew: the classifier here is fixed, it learns nothing from a user's labels
-    ("task", "train", r"\b(?:train|retrain)\w* (?:a |an |the |my |our |new |own )*(?:\w+ )?(?:classifier|model|network)s?\b"),
+    ("task", "train", r"\b(?:train|retrain)\w* (?:a |an |the |my |our |new |own )*(?:\w+ )?(?:classifier|model|network)s?\b|"
+                       r"\blearn\w* (?:the |a )?(?:decision|rule|classifier|boundary|criteria)\b"),
     ("task", "classify", r"\bclassif\w*|\bcategori[sz]\w*"),
     # a business figure per region, product or month ("the average revenue in each region")
     ("task", "group_by", r"\b(?:revenue|sales|prices?|costs?|units|orders)\b[^.?!]{0,40}?\b(?:in|for) (?:each|every) (?:region|product|"
@@ -283,10 +302,10 @@ LEXICON: list[tuple[str, str, str]] = [
     # an uncertainty report or a written summary is a text the report tool writes, not the statistics behind it
     ("action", "report", r"\buncertainty (?:report|summar\w*|write-?up)\b|\b(?:written|plain[- ]english|prose) (?:report|summar\w*)\b"),
     # "the biggest single revenue figure" is a number
-    ("action", "plot", r"\bplot\w*\b(?! (?:code|scripts?|functions?|librar\w*|routines?|tools?)\b)|\b(?:a|an|quick|simple|rough) visuals?\b(?! (?:check|inspection|cortex|area|stimul\w*))|\bdraw\w*(?! (?:a |an |some |\d+ )?(?:\w+ ){0,2}samples?\b)|visuali[sz]\w*|(?<!single )(?<!revenue )(?<!sales )(?<!headline )(?<!cost )"
+    ("action", "plot", r"\bplot\w*\b(?! (?:code|scripts?|functions?|librar\w*|routines?|tools?)\b)|\b(?:a|an|quick|simple|rough) visuals?\b(?! (?:check|inspection|cortex|area|stimul\w*))|\bdraw(?!n (?:by hand|manually|in (?:imagej|fiji)))\w*(?! (?:a |an |some |\d+ )?(?:\w+ ){0,2}samples?\b)(?! (?:a |the )?(?:disc|disk|circle)s? around)|visuali[sz]\w*|(?<!single )(?<!revenue )(?<!sales )(?<!headline )(?<!cost )"
                        r"(?<!price )(?<!summary )\bfigures?\b(?! (?:of|for) (?:revenue|sales|units|cost|price)\b)(?! out\b)|\boverlay\w*|\bcharts?\b|\bpanels?\b|\bdiagrams?\b|"
                        r"\bgraph(?:s|ed|ing)?\b|\bfigs?\b"),
-    ("action", "save", r"\bsav(?:e|es|ing)\b|\bexport(?:s|ing)?\b(?= (?:it|them|this|that|these|those|the|to|as|into|a|an|each|every|all)\b)|\bwrite (?:\w+ )*?(?:to|into) (?:a |the )?(?:\w+ )?(?:file|disk|csv)"),
+    ("action", "save", r"\bsav(?:e|es|ing)\b(?! (?:it |them |this |that )?as (?:an? )?(?:figure|png|image|picture|plot|\s|$))|\bexport(?:s|ing)?\b(?= (?:it|them|this|that|these|those|the|to|as|into|a|an|each|every|all)\b)|\bwrite (?:\w+ )*?(?:to|into) (?:a |the )?(?:\w+ )?(?:file|disk|csv)"),
     # "already loaded" says where the data is; "I'd like to read what the papers say" is the writer reading
     ("action", "load", r"(?<!already )\bload(?!ed\b)\w*(?! of\b)|(?<!like to )(?<!want to )(?<!\bi )(?<!\bwe )(?<!['’]ve )(?<!\bhave )(?<!\bhad )(?<!\bbe )(?<!\bbeen )(?<!easy to )(?<!easier to )(?<!hard to )(?<!harder to )\bread\b(?! out\b)|\bopen\b"),
     ("action", "simulate", r"\bsimulate\b|\bsimulating\b|\bsynthetic\b|"
@@ -296,7 +315,7 @@ LEXICON: list[tuple[str, str, str]] = [
     ("statistic", "std", r"standard deviations?|\bstd\b|\bsd\b"),
     ("statistic", "variance", r"variances?"),
     ("statistic", "percentile", r"percentiles?|quantiles?|quartiles?"),
-    ("statistic", "max", r"(?<!local )\bmax(?:imum|ima)?\b|largest|highest|strongest"),
+    ("statistic", "max", r"(?<!local )\bmax(?:imum|ima)?\b|largest|biggest|highest|strongest"),
     ("statistic", "min", r"(?<![\d.] )(?<!\d)(?<!\d-)\bmin(?:imum|ima)?\b|smallest|lowest|dimmest|darkest|faintest"),
     ("statistic", "sum", r"\bsum\b|\btotal\b(?! (?:\w+ )?(?:number|count))"),
     ("statistic", "mode", r"\bmode\b"),
@@ -316,7 +335,7 @@ LEXICON: list[tuple[str, str, str]] = [
     # an external variable no action reads: activity against running, a stimulus, behaviour or genotype
     ("measure", "external", r"\brunning speed|\blocomotion|\bstimul(?:us|i|ation)\b|\bgenotypes?\b|\btones?(?: onsets?)?\b|"
                             r"(?<!median )(?<!mean )(?<!typical )(?<!average )(?<!central )(?<!indicator['’]s )(?<!sensor['’]s )(?<!dye['’]s )(?<!probe['’]s )(?<!method['’]s )(?<!algorithm['’]s )(?<!code['’]s )\bbehaviou?r\w*(?! (?:sessions?|data|experiments?|recordings?|rig|task)\b)|"
-                            r"\bpupil\w*|\blick\w*|\breward\w*|\bwhisk\w*|\bair[- ]?puffs?\b|\bodou?rs?\b|\bfoot ?shocks?\b|\bwild[- ]type\b|\bknock[- ]?outs?\b|"
+                            r"\bpupil\w*|\blick\w*|\breward\w*|\bwhisk(?!ers?\b)\w*|\bwhiskers? (?:deflect|stim|pad|touch|mov|puff|contact)\w*|\bair[- ]?puffs?\b|\bodou?rs?\b|\bfoot ?shocks?\b|\bwild[- ]type\b|\bknock[- ]?outs?\b|"
                             r"\bwhile (?:the )?(?:animal|mouse|mice|subject|fly|fish)\b|\brunning[- ]wheel\b|\bwheel speed\b"),
     ("measure", "correlation", r"\bcorrelations?\b|\bcorrelat(?:e|es|ed|ing)\b|\bcross[- ]?correlat\w*|\bcorr\b"),
     ("measure", "distance", r"\bdistances?\b|\bhow far\b|\bnearest[- ]neighbou?r"),

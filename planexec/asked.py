@@ -59,7 +59,16 @@ def asked_phrase(clause: str) -> str:
     if re.match(r"(?i)(?:which|what|whether|if|how|when|where|why|who)\b", rest):
         return ""  # "tell me which curves are outliers" names the members it wants, not a quantity
     stop = _STOP_AT.search(rest)
-    return rest[: stop.start() if stop else len(rest)].strip()
+    phrase = rest[: stop.start() if stop else len(rest)].strip()
+    # "the typical size of an event, as the mean dF/F amplitude": the clause says which quantity it means
+    said = _APPOSITION.search(rest, stop.start() if stop else len(rest))
+    if said and quantity_words(said.group(1)):
+        return said.group(1).strip()
+    return phrase
+
+
+_APPOSITION = re.compile(r"(?:[,(]|\band\b)\s*(?:i\.?e\.?,?|as(?! well\b)|meaning|namely|that is,?|measured as|defined as)\s+(?:the\s+|its\s+|their\s+)?"
+                         r"([^?;.,)]+)", re.I)
 
 
 _WHICH_MOST = re.compile(

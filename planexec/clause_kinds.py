@@ -167,6 +167,9 @@ _SETTING = re.compile(r"(?<![/\w.])\d+(?:\.\d+)?\s*(?:%|st|nd|rd|th|px|pixels?|f
 _SEE = re.compile(r"\b(?:show|display|see|view|look at|eyeball|picture|pics?|snapshot|contours?|outlined?|stacked|ticked|"
                   r"illustrat\w*|png|svg|pdf|jpe?g)\b", re.IGNORECASE)
 _RESULT_GROUPS = ("statistic", "measure", "feature", "shape")
+_BACKDROP = re.compile(r"\b(?:on|over|onto|against|in) (?:the|a|its) (?:mean|average|max\w*|median|time-averaged)[- ]"
+                       r"(?:[\w-]+ )?(?:image|projection|frame|picture)\b", re.IGNORECASE)
+"""The image a figure is drawn on ("outline each cell on the mean image") names no result it asks for."""
 
 
 def asks_to_see(clause: str, asked: Named) -> bool:
@@ -174,7 +177,8 @@ def asks_to_see(clause: str, asked: Named) -> bool:
     passages" text."""
     if asked.terms.groups.get("plot"):  # a kind of figure (a boxplot, a heatmap) is a picture whatever else it names
         return True
-    return (bool(_SEE.search(clause)) and not any(g in asked.terms.groups for g in _RESULT_GROUPS)
+    groups = extract_terms(_BACKDROP.sub(" ", clause)).groups if _BACKDROP.search(clause) else asked.terms.groups
+    return (bool(_SEE.search(clause)) and not any(g in groups for g in _RESULT_GROUPS)
             and "paper" not in asked.objects)  # "show me the relevant passages" asks for text
 
 

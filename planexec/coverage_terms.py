@@ -35,7 +35,7 @@ _OBJECTS = {
     "table": r"\btables?\b|\bcolumns?\b|\brevenue\b|\bsales\b|(?<!one )(?<!per )(?<!own )\brows?\b(?!,? ?(?:and |/)?col)(?! per\b)|\bcsv\b|\bspreadsheet\b",
     # "time series" is left out: Fiji calls a movie one, others a trace
     "trace": r"\btraces?\b|\btime[- ]?courses?\b|\bd\s*f\s*/\s*f0?\b|[δΔ]\s*f\s*/\s*f|\bdff\b",
-    "neuropil": r"\bneuropil\b|\blocal background\b|\bbackground (?:around|surrounding|near)\b|\bsurround(?:ing)? (?:signal|ring|annulus|background)\b",
+    "neuropil": r"\bneuropil\b|\blocal background\b|\bsurrounding tissue\b|\b(?:glow|haze|light) (?:of|from) (?:the )?surround\w*|\bbackground (?:around|surrounding|near)\b|\bsurround(?:ing)? (?:signal|ring|annulus|background)\b",
     "vessel": r"\bvessels?\b|\bdendrit\w*|\baxons?\b",
     # things no action here works on: a clause about them is not served whatever its wording
     "foreign": r"\baudio\b|\bpodcasts?\b|\bsound\b|\bspeech\b|\bvoice\b|\bmusic\b|\bsongs?\b|\bgenom\w*|\bdna\b|"
@@ -84,7 +84,8 @@ _LEADING_PURPOSE = re.compile(r"(?:^|(?<=[.!?]\s))\s*(?:in order )?to\s+(?:find|
                               r"compare|judge|assess|make sure)\b[^,.;?!]*,", re.IGNORECASE)
 """A purpose that opens a sentence ("To see whether the field creeps between trials, I'd like ..."): up to its comma."""
 _BEFORE_WE = re.compile(r"\bbefore (?:i|we|you|they|anyone|someone|people|the team) [^,.;:?!]*|"
-                        r"\b(?:i|we)(?:['’]m|['’]re| am| are) (?:currently |just )?(?:comparing|studying|investigating)\b[^.;:?!]*|"
+                        r"\b(?:i|we)(?:['’]m|['’]re| am| are) (?:currently |just )?(?:comparing|studying|investigating|testing|building|developing|"
+                        r"designing|debugging|benchmarking|prototyping)\b[^.;:?!]*|"
                         r"\b(?:i|we)(?:['’]ll| will| are going to| plan to| intend to)\b[^.;:?!]*|"
                         # what the writer is busy with ("I'm filling in the table for the methods section")
                         r"\b(?:i|we)(?:['’]m|['’]re| am| are) (?:currently |just )?(?:filling in|preparing|writing|drafting|putting together|"
@@ -104,7 +105,7 @@ _DONE_TO_INPUT = re.compile(r"\b(?:registere?d|motion[- ]corrected|neuropil[- ](
                             r"traces?|events|masks|neurons)\b)", re.IGNORECASE)
 
 
-_OCCASION = re.compile(r"\bfor (?:the|my|our|a|an) (?:[\w-]+ ){0,3}(?:paper|lab meeting|meeting|talk|poster|thesis|report|grant|"
+_OCCASION = re.compile(r"\b(?:it|this|that)['’]?s (?:the|an?|our|my) (?:[\w-]+ ){0,2}(?:panel|figure)\b(?: for (?:the|a|our|my) [\w-]+)?|\bfor (?:the|my|our|a|an) (?:[\w-]+ ){0,3}(?:paper|lab meeting|meeting|talk|poster|thesis|report|grant|"
                        r"manuscript|presentation|slides?|supplement\w*|figure(?: panels?)?|panel|dashboard|review\w*|overlay|network analysis|"
                        r"(?:teaching|training|lab|tutorial) session|lecture|class|course|tutorial|workshop|journal club|"
                        r"(?:methods|results) (?:section|chapter))\b"
@@ -240,7 +241,9 @@ _GAUSSIAN = re.compile(r"\bgaussian (?:kernel |filter |blur )?(?:(?:of|with|=|at
                        r"(?:that is |which is )?(?=\d+(?:\.\d+)? ?(?:frames?|px|pixels?) wide))(\d+(?:\.\d+)?)",
                        re.IGNORECASE)
 """A Gaussian's width given as its value ("smooth with a Gaussian of 3 frames"): its sigma."""
-_APART = re.compile(r"\b(?:at least |min(?:imum)? )?(\d+) frames? apart\b|\bcloser than (\d+) frames?\b", re.IGNORECASE)
+_APART = re.compile(r"\b(?:at least |min(?:imum)? )?(\d+) frames? apart\b|\bcloser than (\d+) frames?\b|"
+                    r"\b(\d+) frames?\)? (?:between|separating) (?:two|consecutive|successive|any two|neighbouring|neighboring) "
+                    r"(?:\w+ )?(?:events|peaks|transients|spikes)\b", re.IGNORECASE)
 
 
 def set_parameters(text: str) -> list[tuple[str, float]]:
@@ -249,13 +252,15 @@ def set_parameters(text: str) -> list[tuple[str, float]]:
     out = {}
     for m in _SETS_PARAMETER.finditer(text):
         noun = (m.group(1) or m.group(4)).lower().replace("-", " ")
+        if m.group(3) and noun in ("sigma", "σ") and re.fullmatch(r"[\d.]+\s*(?:σ|sigma)", m.group(0), re.IGNORECASE):
+            noun = "k"  # "peaks above 3.5 σ" is a multiple of the noise, not a filter's sigma
         out.setdefault(noun, float(m.group(2) or m.group(3)))
     for m in _PERCENTILE.finditer(text):
         out.setdefault("percentile", float(m.group(1)))
     for m in _GAUSSIAN.finditer(text):
         out.setdefault("sigma", float(m.group(1)))
     for m in _APART.finditer(text):  # "at least 20 frames apart": the smallest gap between events
-        out.setdefault("min gap", float(m.group(1) or m.group(2)))
+        out.setdefault("min gap", float(m.group(1) or m.group(2) or m.group(3)))
     return list(out.items())
 
 
@@ -264,10 +269,18 @@ def each_frame(text: str) -> bool:
     return bool(_EACH_FRAME.search(text))
 
 
+# "I'd rather have the median than the plain average" ("leave the rejected ones out" asks a subset: not a denial)
+_NEGATED_AROUND = re.compile(r"\brather (?:have|get|use|see|take) [^.;:?!]{1,80}? than((?:\s+[\w/'-]+){1,3})", re.IGNORECASE)
+
+
 def split_negated(text: str) -> tuple[str, str]:
     """(the text with denied phrases blanked, the denied phrases): "peaks, no deconvolution" -> ("peaks, ", "deconvolution")."""
     denied = [m.group(1) for m in _NEGATED.finditer(text)]
-    return _NEGATED.sub(" ", text), " ".join(denied)
+    text = _NEGATED.sub(" ", text)
+    for m in reversed(list(_NEGATED_AROUND.finditer(text))):  # only the denied words go: the ask before "than" stays
+        denied.append(m.group(1))
+        text = text[:m.start(1)] + " " + text[m.end(1):]
+    return text, " ".join(denied)
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,8 @@ from planexec.coverage import (
     table_columns,
     with_columns,
 )
+from planexec.coverage_actions import named
+from planexec.coverage_terms import Named, denial_conflicts, without_purpose
 from planexec.errors import InputError, NotCovered, PlanValidationError
 from planexec.knowledge.reuse import extract_terms
 from planexec.models import Plan, PlanStep
@@ -133,6 +135,24 @@ class HeuristicPlanner:
         top = max(actions, key=lambda a: (best[a.name], a.default))
         return top, best[top.name]
 
+    def _producer(self, request: str, producers: list[Action]) -> tuple[Action, str]:
+        """Which of several actions makes an input the request needs but does not ask for: one whose specific the
+        request names and the default does not ("a percentile baseline", "no neuropil correction" rules out the
+        neuropil step), else the default (the field's standard step), else the closest by similarity. Closeness
+        alone does not pick it: "the average event amplitude" is no request for plain traces."""
+        asked = Named.of(without_purpose(request))
+        fitting = [p for p in producers if not denial_conflicts(asked, named(p))] or producers
+        defaults = [p for p in fitting if p.default]
+        if not defaults:
+            return self._best(request, fitting)[0], ""
+        standard = named(defaults[0]).terms.groups
+        for p in fitting:
+            own = named(p).terms.groups
+            said = sorted(w for g, v in asked.terms.groups.items() for w in v & own.get(g, frozenset()) - standard.get(g, frozenset()))
+            if p is not defaults[0] and said:
+                return p, f" (the request names {', '.join(said)})"
+        return defaults[0], " (the standard step)" if len(fitting) == len(producers) else " (the request rules out the others)"
+
     def _chain(self, chosen: list[_Choice], actions: list[Action], roots: set[str], request: str) -> list[_Choice]:
         """Insert producers of every missing input before the step that needs it."""
         ordered: list[_Choice] = []
@@ -149,11 +169,8 @@ class HeuristicPlanner:
                 producers = readers or producers  # the user's data before generated data
                 if not producers:
                     continue
-                producer, score = self._best(request, producers) if len(producers) > 1 else (producers[0], 0.0)
-                defaults = [p for p in producers if p.default]
-                if defaults and len(producers) > 1 and score < self.scorer.threshold:
-                    producer = defaults[0]
-                ensure(_Choice(producer, "", score, f"produces {var} for {choice.action.name}"), depth + 1)
+                producer, why = self._producer(request, producers) if len(producers) > 1 else (producers[0], "")
+                ensure(_Choice(producer, "", 0.0, f"produces {var} for {choice.action.name}{why}"), depth + 1)
             ordered.append(choice)
             made.update(choice.action.outputs)
 

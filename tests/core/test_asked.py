@@ -21,6 +21,10 @@ from planexec.asked import asked_phrase, asks_for_member, names_a_member, unexpl
     ("predict revenue for next quarter", "predict revenue"),
     ("Count the cells in the images", "Count the cells"),
     ("plot the dF/F traces with the detected events marked", ""),
+    # requests_heldout2: the clause says which quantity its own words mean
+    ("what's the typical size of a calcium event here, as the mean dF/F amplitude?", "mean dF/F amplitude"),
+    ("what is the size of each cell (i.e. its area in pixels)", "area in pixels"),
+    ("report the mean revenue, as well as the median", "mean revenue"),
 ])
 def test_the_asked_phrase(clause: str, phrase: str) -> None:
     assert asked_phrase(clause) == phrase

@@ -152,3 +152,23 @@ def test_a_step_says_what_it_does_and_keeps_the_clauses_it_serves() -> None:
     assert step.goal == "Describe table"
     assert step.serves == "tell me the average revenue", "'analyze <file>' only names the input"
     assert step.args == {"column": "revenue"}
+
+
+def test_an_input_nobody_asked_for_comes_from_the_standard_step_unless_the_request_names_another() -> None:
+    """requests_heldout: "the average event amplitude" had picked plain traces and a percentile baseline by similarity
+    ("average" is close to their mean-of-pixels wording), so ΔF/F kept the background and the amplitude read 0.45
+    against the planted 0.815; the field's standard steps (neuropil correction, running baseline) read 0.68."""
+    from planexec.actions import actions_from
+    from planexec.knowledge.starters import read_capability_dir
+    from planexec.knowledge.store import default_seed_dir
+
+    actions = actions_from(default_registry(), read_capability_dir(default_seed_dir()))
+    planner = HeuristicPlanner(KeywordScorer())
+
+    def made_by(var: str, request: str) -> str:
+        return planner._producer(request, [a for a in actions if var in a.outputs])[0].name
+
+    assert made_by("roi_traces", "what's the average event amplitude in dF/F?") == "extract_neuropil"
+    assert made_by("baseline", "what's the average event amplitude in dF/F?") == "baseline_running"
+    assert made_by("roi_traces", "compute dF/F without neuropil subtraction") == "extract_traces"
+    assert made_by("baseline", "dF/F against a constant percentile baseline") == "baseline_percentile"

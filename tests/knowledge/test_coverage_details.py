@@ -243,3 +243,53 @@ def test_requests_heldout13_details(minilm) -> None:  # noqa: ANN001
     assert tells_only("We record at 15 frames per second and I have attached a short 200-frame crop")
     assert answer_form_only("Frames are fine as the unit.")
     assert not decided(minilm, "What's the mean revenue in each region?", "extract_traces").accepted
+
+
+@pytest.mark.parametrize(("text", "group", "term"), [
+    ("smooth the stack purely temporally, leave space alone", "scope", "one_axis"),
+    ("a trace per ROI with each pixel weighted by its mask weight", "scope", "weighted_pixels"),
+    ("align every frame to the template from session1_ref.tif", "scope", "given_reference"),
+    ("grow the regions with our hand-drawn masks as the seeds", "scope", "given_reference"),
+    ("report the uncertainty of run 3 against yesterday's ensemble", "relation", "two_sets"),
+    ("the correlation map computed once per trial", "scope", "subset"),
+    ("rescale each trace to zero mean and unit variance", "normalization", "zscore"),
+    ("infer spikes with a mono-exponential decay kernel", "kernel", "ar1"),
+    ("the biggest transient of each neuron", "statistic", "max"),
+    ("learn the rule from the labels I made by hand", "task", "train"),
+])
+def test_sets_h_and_i_details_are_named(text: str, group: str, term: str) -> None:
+    assert term in extract_terms(text).groups.get(group, frozenset())
+
+
+def test_sets_h_and_i_what_is_not_a_detail() -> None:
+    from planexec.coverage_terms import split_negated
+
+    assert "fit" not in extract_terms("spikes from a single-exponential decay model").groups
+    assert "fit" not in extract_terms("simulate thirty ramps that look like straight lines going up").groups
+    assert "measure" not in extract_terms("the boxplot's whiskers and envelope").groups
+    assert "action" not in extract_terms("the label image was drawn by hand in Fiji").groups
+    assert extract_terms("save it as a figure").groups["action"] == {"plot"}
+    assert set_parameters("events above 4 σ") == [("k", 4.0)]
+    assert set_parameters("keep at least 12 frames between consecutive events") == [("min gap", 12.0)]
+    said, denied = split_negated("I'd rather have the median image than the plain average, please")
+    assert "median" in said and "average" in denied
+    assert extract_terms(split_negated("F minus F0, without dividing by the baseline")[1]).groups["normalization"] == {"divide"}
+
+
+@pytest.mark.parametrize(("clause", "action"), [
+    ("a trace for each cell where pixels count by their footprint weight", "extract_traces"),
+    ("subtract F0 from each trace but do not divide by it", "compute_dff"),
+    ("denoise the movie along time only, keep each frame sharp", "denoise_movie"),
+    ("register this movie onto the reference frame in day3_template.tif", "register_motion"),
+])
+def test_sets_h_and_i_refused_for_the_one_detail(minilm, clause: str, action: str) -> None:  # noqa: ANN001
+    assert not decided(minilm, clause, action).accepted
+
+
+@pytest.mark.parametrize(("clause", "action"), [
+    ("infer when each cell spiked, modelling every transient as a single-exponential decay", "deconvolve_events"),
+    ("transients above 3.5 σ of the noise with a prominence of 3 σ, please", "detect_events"),
+    ("I need a picture of the detected cells: outline them on the mean image and number each", "plot_cells"),
+])
+def test_sets_h_and_i_served(minilm, clause: str, action: str) -> None:  # noqa: ANN001
+    assert decided(minilm, clause, action).accepted

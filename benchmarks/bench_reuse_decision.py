@@ -180,10 +180,12 @@ DEVELOPMENT = {
     "G": "hard e-mail pairs written blind on 2026-11-27 by a thirtieth helper, held out until read once (b22788e); now development",
     "H": "mixed chat and notebook pairs written blind on 2026-11-27 by a thirty-second helper, held out until read once (160af6c); now development",
     "I": "hard e-mail pairs written blind on 2026-11-27 by a thirty-third helper, held out until read once (160af6c); now development",
+    "J": "chat and notebook pairs written blind on 2026-11-27 by a thirty-fifth helper, held out until read once (fa8f611); now development",
+    "K": "hard e-mail pairs written blind on 2026-11-27 by a thirty-sixth helper, held out until read once (fa8f611); now development",
 }
 """The development sets beside set a: their errors may be printed (--errors)."""
 
-HELD_OUT = "JK"
+HELD_OUT = "LMNO"
 """The held-out sets: their figures are printed without --dev-only, their errors never."""
 
 DEV_SETS = LABELLED_SETS

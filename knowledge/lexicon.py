@@ -72,7 +72,8 @@ LEXICON: list[tuple[str, str, str]] = [
     ("depth", "band_depth", r"band depth"),
     ("depth", "half_region_depth", r"half[- ]region depth"),
     ("depth", "other_depth", r"(?:extremal|spatial|half[- ]?space|tukey|integrated|projection|simplicial|"
-                             r"mahalanobis) depth|outliergram|(?:modified )?(?:epigraph|hypograph)|"
+                             r"mahalanobis) depth|outliergram|(?:modified )?(?:epigraph|hypograph)|magnitude[- ]shape|\bms[- ]?plots?\b|"
+                             r"(?:directional |functional )?outlyingness|"
                              # band depth from bands of J > 2 curves: the depths here use pairs (J = 2)
                              r"\bj ?= ?[3-9]\b|\bbands? (?:formed |made |built )?(?:by|of|from) (?:three|3|four|4|more than two) curves\b"),
     # a decay estimated per cell: the deconvolution uses one for all
@@ -303,7 +304,7 @@ LEXICON: list[tuple[str, str, str]] = [
     ("action", "report", r"\buncertainty (?:report|summar\w*|write-?up)\b|\b(?:written|plain[- ]english|prose) (?:report|summar\w*)\b"),
     # "the biggest single revenue figure" is a number
     ("action", "plot", r"\bplot\w*\b(?! (?:code|scripts?|functions?|librar\w*|routines?|tools?)\b)|\b(?:a|an|quick|simple|rough) visuals?\b(?! (?:check|inspection|cortex|area|stimul\w*))|\bdraw(?!n (?:by hand|manually|in (?:imagej|fiji)))\w*(?! (?:a |an |some |\d+ )?(?:\w+ ){0,2}samples?\b)(?! (?:a |the )?(?:disc|disk|circle)s? around)|visuali[sz]\w*|(?<!single )(?<!revenue )(?<!sales )(?<!headline )(?<!cost )"
-                       r"(?<!price )(?<!summary )\bfigures?\b(?! (?:of|for) (?:revenue|sales|units|cost|price)\b)(?! out\b)|\boverlay\w*|\bcharts?\b|\bpanels?\b|\bdiagrams?\b|"
+                       r"(?<!price )(?<!summary )(?<!that )\bfigures?\b(?! (?:of|for) (?:revenue|sales|units|cost|price)\b)(?! out\b)|\boverlay\w*|\bcharts?\b|\bpanels?\b|\bdiagrams?\b|"
                        r"\bgraph(?:s|ed|ing)?\b|\bfigs?\b"),
     ("action", "save", r"\bsav(?:e|es|ing)\b(?! (?:it |them |this |that )?as (?:an? )?(?:figure|png|image|picture|plot|\s|$))|\bexport(?:s|ing)?\b(?= (?:it|them|this|that|these|those|the|to|as|into|a|an|each|every|all)\b)|\bwrite (?:\w+ )*?(?:to|into) (?:a |the )?(?:\w+ )?(?:file|disk|csv)"),
     # "already loaded" says where the data is; "I'd like to read what the papers say" is the writer reading

@@ -42,7 +42,7 @@ _OBJECTS = {
                r"\brna\b|\bproteins?\b|\bstocks?\b|\bweather\b|\bemails?\b|\bwebsites?\b|\bphotos?\b|"
                + _FOREIGN_FILES,
     "paper": r"\bpapers?\b|\bliterature\b|\bpublications?\b|\breferences\b|\b(?:a|the|any|some) reference (?:for|on|"
-             r"about|that|which|to)\b|\bquot(?:e|es|ing)\b|\bexcerpts?\b|\bthe text (?:that |which )?(?:explain|describ|"
+             r"about|that|which|to)\b|\bquot(?:e|es|ing)\b(?! (?:the |a |an |that |this )?(?:mean|median|average|number|figure|value|price|revenue|total)s?\b)|\bexcerpts?\b|\bthe text (?:that |which )?(?:explain|describ|"
              r"defin)\w*|\bcit(?:e|es|ation|ations)\b|\bpassages?\b|\bsources? (?:for|on|about)\b|\bknowledge base\b|"
              r"\bmethod notes\b|\bdocs\b|\bdocumentation\b|\bguidance\b|\bguidelines?\b",
 }

@@ -128,6 +128,8 @@ def number_near(words: list[str], text: str) -> float | None:
                         rf"{_NUMBER}\s+(?:[a-z-]+\s+){{1,2}}?{stem}s?\b",
                         # "3 of them planted as outliers"
                         rf"{_NUMBER}\s+of (?:them|these|those|which)\s+(?:[a-z-]+\s+){{0,3}}?{stem}s?\b",
+                        # "of which 15 should be planted outliers"
+                        rf"{_NUMBER}\s+(?:should|will|must|shall|would|need to|are to|ought to)\s+be\s+(?:[a-z-]+\s+){{0,2}}?{stem}s?\b",
                         # "the fences at 3 times the central region's width"
                         rf"\b{stem}s?\s+at\s+{_NUMBER}\s*(?:times|x|×)"):
             m = re.search(pattern, low)

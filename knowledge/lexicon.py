@@ -47,6 +47,7 @@ LEXICON: list[tuple[str, str, str]] = [
              r"\b(?:vanish\w*|disappear\w*|invisible|(?:barely|hardly|don['’]t|do not) show(?:s| up)?|get lost|wash(?:es)? out)\b"
              r"(?: \w+){0,2}? (?:in|when (?:we|you|i|they) average)(?: (?:the|an|a|our) (?:average|mean|averaged)(?: \w+)?)?"),
     # suite2p's enhanced mean image (high-pass filtered and normalised) is another image than the plain mean
+    ("projection", "trimmed_mean", r"\btrimmed[- ]mean\b|\bwinsori[sz]\w*"),
     ("projection", "enhanced_mean", r"\benhanced mean (?:image|projection|img)\b|\bmeanimge\b"),
     ("projection", "max_projection", r"max[- ]project\w*"),
     ("projection", "max_projection", r"max(?:imum)?[- ]?(?:intensity )?(?:projection|image|img|frame)"),
@@ -128,7 +129,7 @@ LEXICON: list[tuple[str, str, str]] = [
     ("fit", "polynomial", r"polynomial|quadratic|cubic"),
     ("fit", "spline", r"splines?"),
     ("fit", "sigmoid", r"sigmoid\w*|logistic"),
-    ("fit", "model_fit", r"\bfit(?:ting|ted)? (?:a|an|the|my|each|every|some|one) "),
+    ("fit", "model_fit", r"\bfit(?:ting|ted)? (?:a|an|the|my|each|every|some|one) (?!(?:[\w-]+ )?(?:baseline|f0|background)\b)"),
     # a forecast extrapolates a model past the data: nothing here does
     ("fit", "forecast", r"\bforecast\w*|\bextrapolat\w*|\bpredict\w* (?:the )?(?:next|future|upcoming)\b|"
                         r"\bnext (?:quarter|year|month|week)(?:'s)?\b"),
@@ -203,6 +204,7 @@ LEXICON: list[tuple[str, str, str]] = [
     ("measure", "peak_time_map", r"\bframe (?:number|index) (?:at which|where|when|of (?:its|the) (?:peak|maximum))|"
                                  r"\bwhen each pixel (?:was|is|reache?s?|peak)|\btime (?:at which|when) (?:each|every) pixel"),
     # times in seconds: kinetics and trace figures here count frames
+    ("scope", "x_values", r"\bx[- ]axis (?:in|as) (?:real |physical )?(?:time|seconds|ms|years|days|hours|dates)\b"),
     ("measure", "time_units", r"\bin (?:milli)?seconds?\b|\bin ms\b|\b(?:time|x)[- ]?axis in s\b|\bmillisecond precision\b|"
                               r"\bsub-?frame\b"),
     # sizes in physical units need a pixel size no action reads
@@ -234,7 +236,7 @@ LEXICON: list[tuple[str, str, str]] = [
     ("scope", "x_values", r"\b(?:use|treat|take) (?:it|that|this|the first column|column \d) as (?:the )?(?:x|time)[- ]?"
                           r"(?:axis|values|coordinates)\b"),
     # a vector format: the figures here are PNG files
-    ("scope", "vector_format", r"\b(?:as|in|to) (?:an? )?(?:svg|pdf|eps)\b"),
+    ("scope", "vector_format", r"\b(?:as|in|to) (?:an? )?(?:svg|pdf|eps)\b|\bvector (?:files?|formats?|graphics?|images?)\b"),
     # pixels weighted by how much they belong to the cell (suite2p's lam): the plain trace extractor averages them
     ("scope", "weighted_pixels", r"\bweight(?:ed|ing|s)? (?:each |every |the )?(?:mask )?pixels?\b|\bpixels? weighted\b|"
                                  r"\bweighted by (?:its|their|the) (?:\w+ )?weights?\b|"
@@ -258,7 +260,7 @@ LEXICON: list[tuple[str, str, str]] = [
     ("scope", "figure_extras", r"\b(?:colou?red|shaded) by (?:its |their |the )?(?:depth|rank|value|group|condition|cluster|type)\b|"
                                r"\bscale ?bars?\b"),
     # rise levels other than the kinetics' 10-90 %
-    ("scope", "rise_levels", r"\b(?:20|25|30) ?%? ?(?:-|–|to|until) ?(?:70|75|80) ?%"),
+    ("scope", "rise_levels", r"\b(?:20|25|30) ?%? ?(?:-|–|to|until) ?(?:70|75|80) ?%|\b(?:20|25|30) ?(?:-|–) ?(?:70|75|80)\b(?! ?(?:hz|frames?|px|ms|min\w*|pixels?|µm|s\b|sec\w*|points?|samples?))"),
     ("scope", "axial", r"\baxial\b|\bz[- ]?(?:motion|drift|shifts?|movement)\b|\(z\)"),
     ("scope", "split", r"(?<!\brow )(?<!\brows )(?<!\bline )\b(?:per|each|every|for each|within each|by|across) (?:[\w-]+ )?(?:trials?|quadrants?|layers?|epochs?|"
                        r"blocks?|stimul\w*|planes?|halves|sweeps?|repeats?|z[- ]?planes?)\b|\bseparately\b|\bside[- ]by[- ]side\b|"
@@ -280,6 +282,13 @@ LEXICON: list[tuple[str, str, str]] = [
     ("task", "write_text", r"\b(?:write|draft|compose)\s+(?:[\w-]+\s+){0,3}(?:(?:literature\s+)?reviews?|(?:methods|results|"
                            r"discussion|introduction)\s+sections?|essays?|manuscripts?|abstracts?|grant|summary\s+of\s+"
                            r"(?:the|a|this)\s+(?:[\w-]+\s+){0,4}(?:paper|article|book))\b"),
+    # CNMF's "source extraction" finds the cells: a segmentation
+    ("task", "segment", r"\b(?:activity[- ]based )?source extraction\b"),
+    ("task", "interpolate", r"\binterpolat\w* (?:the |any )?(?:missing|gaps?|nans?|holes|values|curves? onto|onto)\b|"
+                            r"\bby interpolat\w*|\bimput\w*|\bfill (?:in )?(?:the )?(?:missing|gaps?|nans?|holes)\b"),
+    ("task", "citation_search", r"\b(?:which|what) (?:other )?(?:papers|articles|studies|works) cite\b|\bcited by\b|"
+                                r"\bcitation (?:counts?|graph|network|analysis)\b"),
+    ("task", "classify", r"\bdecid\w* (?:which|whether) (?:\w+ ){0,3}(?:are|is) (?:real |genuine )?(?:cells|neurons|somata)\b"),
     ("task", "extract", r"\bextract\w*"),
     ("task", "cluster", r"(?<!\bin )\bcluster\w*"),  # "touching in clusters" describes the cells
     ("task", "register", r"\bregist\w*|motion correct\w*"),
@@ -303,14 +312,15 @@ LEXICON: list[tuple[str, str, str]] = [
     # an uncertainty report or a written summary is a text the report tool writes, not the statistics behind it
     ("action", "report", r"\buncertainty (?:report|summar\w*|write-?up)\b|\b(?:written|plain[- ]english|prose) (?:report|summar\w*)\b"),
     # "the biggest single revenue figure" is a number
-    ("action", "plot", r"\bplot\w*\b(?! (?:code|scripts?|functions?|librar\w*|routines?|tools?)\b)|\b(?:a|an|quick|simple|rough) visuals?\b(?! (?:check|inspection|cortex|area|stimul\w*))|\bdraw(?!n (?:by hand|manually|in (?:imagej|fiji)))\w*(?! (?:a |an |some |\d+ )?(?:\w+ ){0,2}samples?\b)(?! (?:a |the )?(?:disc|disk|circle)s? around)|visuali[sz]\w*|(?<!single )(?<!revenue )(?<!sales )(?<!headline )(?<!cost )"
-                       r"(?<!price )(?<!summary )(?<!that )\bfigures?\b(?! (?:of|for) (?:revenue|sales|units|cost|price)\b)(?! out\b)|\boverlay\w*|\bcharts?\b|\bpanels?\b|\bdiagrams?\b|"
+    ("action", "plot", r"\bplot\w*\b(?! (?:code|scripts?|functions?|librar\w*|routines?|tools?)\b)|\b(?:a|an|quick|simple|rough) visuals?\b(?! (?:check|inspection|cortex|area|stimul\w*))|(?<!roi )(?<!manual )(?<!hand )\bdraw(?!n (?:by hand|manually|in (?:imagej|fiji)))\w*(?! (?:a |an |some |\d+ )?(?:\w+ ){0,2}samples?\b)(?! (?:a |the )?(?:disc|disk|circle)s? around)|visuali[sz]\w*|(?<!single )(?<!revenue )(?<!sales )(?<!headline )(?<!cost )"
+                       r"(?<!price )(?<!summary )(?<!that )\bfigures?\b(?! (?:of|for) (?:revenue|sales|units|cost|price)\b)(?! (?:caption|legend)s?\b)(?! out\b)|\boverlay\w*|\bcharts?\b|\bpanels?\b|\bdiagrams?\b|"
                        r"\bgraph(?:s|ed|ing)?\b|\bfigs?\b"),
     ("action", "save", r"\bsav(?:e|es|ing)\b(?! (?:it |them |this |that )?as (?:an? )?(?:figure|png|image|picture|plot|\s|$))|\bexport(?:s|ing)?\b(?= (?:it|them|this|that|these|those|the|to|as|into|a|an|each|every|all)\b)|\bwrite (?:\w+ )*?(?:to|into) (?:a |the )?(?:\w+ )?(?:file|disk|csv)"),
     # "already loaded" says where the data is; "I'd like to read what the papers say" is the writer reading
     ("action", "load", r"(?<!already )\bload(?!ed\b)\w*(?! of\b)|(?<!like to )(?<!want to )(?<!\bi )(?<!\bwe )(?<!['’]ve )(?<!\bhave )(?<!\bhad )(?<!\bbe )(?<!\bbeen )(?<!easy to )(?<!easier to )(?<!hard to )(?<!harder to )\bread\b(?! out\b)|\bopen\b"),
     ("action", "simulate", r"\bsimulate\b|\bsimulating\b|\bsynthetic\b|"
                            r"(?<!my )(?<!our )(?<!the )(?<!these )(?<!those )(?<!of )(?<!have )(?<!has )(?<!with )(?<!got )\b\d+ simulated\b"),
+    ("statistic", "trimmed_mean", r"\btrimmed[- ]means?\b|\bwinsori[sz]\w*"),
     ("statistic", "mean", r"(?<!\bthey )(?<!\bit )(?<!\bdoes )(?<!\bdo )\bmeans?\b|averag\w*|\bavg\b"),  # not "what they mean"
     ("statistic", "median", r"medians?|middle value"),
     ("statistic", "std", r"standard deviations?|\bstd\b|\bsd\b"),
@@ -321,8 +331,10 @@ LEXICON: list[tuple[str, str, str]] = [
     ("statistic", "sum", r"\bsum\b|\btotal\b(?! (?:\w+ )?(?:number|count))"),
     ("statistic", "mode", r"\bmode\b"),
     # "how many frames does it take to fall to half" asks a duration, not a count; "which ROIs count as cells" a label
-    ("statistic", "count", r"\bcount\w*\b(?! as\b)|number of|how many(?! (?:frames|seconds|ms|milliseconds|minutes) (?:does|do|did|will) (?:[\w-]+ ){0,6}?take)|"
+    ("statistic", "count", r"\bcount\w*\b(?! as\b)|number of|how many(?! (?:frames|seconds|ms|milliseconds|minutes) (?:(?:does|do|did|will) (?:[\w-]+ ){0,6}?take|from|between|until)\b)|"
                            r"\btall(?:y|ies)\b"),
+    ("measure", "bleaching_rate", r"\bbleach\w* (?:rates?|constants?|time constants?|speed)\b|"
+                                  r"\b(?:percent|%) (?:of )?(?:the )?(?:fluorescence|signal|brightness) lost\b"),
     ("measure", "active", r"\bactive\b(?! together)|\bresponsive\b|\binactive\b|\bsilent\b|"
                           r"\b(?:show|shows|showing|with|have|has) (?:any |some |no )?activity\b|\bactivity[- ](?:features?|measures?|criteria|information)\b"),
     ("measure", "rejected", r"\b(?:rejected|discarded)\b"),
@@ -335,7 +347,7 @@ LEXICON: list[tuple[str, str, str]] = [
     ("measure", "autocorrelation", r"auto[- ]?correlation"),
     # an external variable no action reads: activity against running, a stimulus, behaviour or genotype
     ("measure", "external", r"\brunning speed|\blocomotion|\bstimul(?:us|i|ation)\b|\bgenotypes?\b|\btones?(?: onsets?)?\b|"
-                            r"(?<!median )(?<!mean )(?<!typical )(?<!average )(?<!central )(?<!indicator['’]s )(?<!sensor['’]s )(?<!dye['’]s )(?<!probe['’]s )(?<!method['’]s )(?<!algorithm['’]s )(?<!code['’]s )\bbehaviou?r\w*(?! (?:sessions?|data|experiments?|recordings?|rig|task)\b)|"
+                            r"(?<!median )(?<!mean )(?<!typical )(?<!average )(?<!central )(?<!indicator['’]s )(?<!sensor['’]s )(?<!dye['’]s )(?<!probe['’]s )(?<!method['’]s )(?<!algorithm['’]s )(?<!code['’]s )(?<!median['’]s )(?<!curve['’]s )(?<!curves['’] )(?<!ensemble['’]s )(?<!band['’]s )(?<!\s['’]s )\bbehaviou?r\w*(?! (?:sessions?|data|experiments?|recordings?|rig|task)\b)|"
                             r"\bpupil\w*|\blick\w*|\breward\w*|\bwhisk(?!ers?\b)\w*|\bwhiskers? (?:deflect|stim|pad|touch|mov|puff|contact)\w*|\bair[- ]?puffs?\b|\bodou?rs?\b|\bfoot ?shocks?\b|\bwild[- ]type\b|\bknock[- ]?outs?\b|"
                             r"\bwhile (?:the )?(?:animal|mouse|mice|subject|fly|fish)\b|\brunning[- ]wheel\b|\bwheel speed\b"),
     ("measure", "correlation", r"\bcorrelations?\b|\bcorrelat(?:e|es|ed|ing)\b|\bcross[- ]?correlat\w*|\bcorr\b"),

@@ -167,7 +167,7 @@ _SETTING = re.compile(r"(?<![/\w.])\d+(?:\.\d+)?\s*(?:%|st|nd|rd|th|px|pixels?|f
 _SEE = re.compile(r"\b(?:show|display|see|view|look at|eyeball|picture|pics?|snapshot|contours?|outlined?|stacked|ticked|"
                   r"illustrat\w*|png|svg|pdf|jpe?g)\b", re.IGNORECASE)
 _RESULT_GROUPS = ("statistic", "measure", "feature", "shape")
-_BACKDROP = re.compile(r"\b(?:on|over|onto|against|in) (?:the|a|its) (?:mean|average|max\w*|median|time-averaged)[- ]"
+_BACKDROP = re.compile(r"\b(?:on top of|on|over|onto|against|in) (?:the|a|its) (?:mean|average|max\w*|median|time-averaged)[- ]"
                        r"(?:[\w-]+ )?(?:image|projection|frame|picture)\b", re.IGNORECASE)
 """The image a figure is drawn on ("outline each cell on the mean image") names no result it asks for."""
 

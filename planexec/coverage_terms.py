@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from planexec.knowledge.reuse import Terms, extract_terms
+from planexec.number_words import digits
 
 # File formats no reader here opens (tables are csv, tsv or json; curves npy or csv; movies png, tiff, npy or h5).
 _FOREIGN_FILES = (r"\.(?:xlsx?|parquet|feather|sav|dta|rds|sqlite|db|mat|zip|roi)\b|\broi ?sets?\b|\bimagej rois?\b|"
@@ -29,13 +30,13 @@ _OBJECTS = {
              # "do they fire together" asks a correlation, not the events
              r"|(?<!nothing )(?<!never )(?<!sparse-)(?<!sparse )(?<!sparsely )(?<!rarely )\bfir(?:e|es|ing)\b(?! (?:together|in sync|synchronously|at the same time))",
     # "in pixels", "50 pixels" and "per 100 frames" are units of a size or a rate, not the image
-    "image": r"\bimages?\b|(?<!\d )\bframes?\b|\bmovie\b|(?<!offset )(?<!vertical )\bstack\b(?! (?:the|them|all|up|each|every|of (?:\S+ ){0,2}(?:lines|traces|curves|plots))\b)"
+    "image": r"\bimages?\b(?! files?\b)|(?<!\d )\bframes?\b|\bmovie\b|(?<!offset )(?<!vertical )\bstack\b(?! (?:the|them|all|up|each|every|of (?:\S+ ){0,2}(?:lines|traces|curves|plots))\b)"
              r"|(?<!\bin )(?<!\d )\bpixels?\b|\bprojection\b|\brecording\b|field of view",
     "curve": r"\bcurves?\b(?! (?:for|of|per) (?:each |every |the )?(?:cell|roi|neuron))|\bensemble\b",
     "table": r"\btables?\b|\bcolumns?\b|\brevenue\b|\bsales\b|(?<!one )(?<!per )(?<!own )\brows?\b(?!,? ?(?:and |/)?col)(?! per\b)|\bcsv\b|\bspreadsheet\b",
     # "time series" is left out: Fiji calls a movie one, others a trace
     "trace": r"\btraces?\b|\btime[- ]?courses?\b|\bd\s*f\s*/\s*f0?\b|[δΔ]\s*f\s*/\s*f|\bdff\b",
-    "neuropil": r"\bneuropil\b|\blocal background\b|\bsurrounding tissue\b|\b(?:glow|haze|light) (?:of|from) (?:the )?surround\w*|\bbackground (?:around|surrounding|near)\b|\bsurround(?:ing)? (?:signal|ring|annulus|background)\b",
+    "neuropil": r"\bneuropil\b|\blocal background\b|\bsurrounding tissue\b|\bpixel ring\b|\bring (?:of pixels )?around (?:the|each|every) (?:cell|roi|soma)\b|\b(?:glow|haze|light) (?:of|from) (?:the )?surround\w*|\bbackground (?:around|surrounding|near)\b|\bsurround(?:ing)? (?:signal|ring|annulus|background)\b",
     "vessel": r"\bvessels?\b|\bdendrit\w*|\baxons?\b",
     # things no action here works on: a clause about them is not served whatever its wording
     "foreign": r"\baudio\b|\bpodcasts?\b|\bsound\b|\bspeech\b|\bvoice\b|\bmusic\b|\bsongs?\b|\bgenom\w*|\bdna\b|"
@@ -62,7 +63,7 @@ _VARIABLE_OBJECTS = (
 # A denial and the few words it covers: "without neuropil correction", "no figure", "not deconvolved"
 # ("cell or not" denies nothing).
 # "not counting the rejected ROIs" and "excluding" leave something out, like "except"; "don't need a plot" denies one.
-_NEGATED = re.compile(r"\b(?:without(?! (?:being )?(?:dragged|pulled|biased|affected|thrown off|fooled|distorted)\b)|(?<!yes/)(?<!yes or )no|not counting|excluding|leaving out|(?<!\bor )not|w/o|instead of|rather than|"
+_NEGATED = re.compile(r"\b(?:without(?! (?:being )?(?:dragged|pulled|biased|affected|thrown off|fooled|distorted)\b)|(?<!yes/)(?<!yes or )no|nothing|not counting|excluding|leaving out|(?<!\bor )not|w/o|instead of|rather than|"
                       r"except|(?:don|doesn|won)['’]?t(?! know\b)(?: (?:need|want))?|no need for)\b((?:\s+[\w/'-]+){1,3})",
                       re.IGNORECASE)
 
@@ -75,7 +76,7 @@ _DOING = ("task", "action")
 # dim active cells" works on the movie, "a baseline that follows bleaching over the recording" on traces.
 _PURPOSE = re.compile(r"\b(?:(?:to|in order to)\s+(?:find|spot|see|locate|identify|reveal|highlight|try|test|check)|"
                       r"(?:it|this|that)['’]?s for\b|(?:to|so|want to|plan to|going to)\b[^.?!;]*\b(?:later|afterwards|after that)\b|"
-                      r"so (?:that )?(?:i|we|you) can|so (?:that )?(?:\w+(?:\.\d+)?%?\s+){1,5}?(?:can|could|will|does|doesn'?t|don'?t|means?|"
+                      r"so (?:that )?(?:i|we|you) can|so (?:that )?(?:\w+(?:\.\d+)?%?\s+){1,5}?(?:can|could|will|does|doesn'?t|don'?t|means?|match(?:es)?|line up|correspond|"
                       r"won'?t|pops?|stands?|shows?|appears?|comes?|separates?|(?:are|is|become|becomes|stay|stays) (?:\w+ )?(?:comparable|consistent|"
                       r"visible|clearer|clear|easier|readable|aligned|stable|similar|on the same scale))\b|\b(?:that |which )?(?:i|we) (?:can|could) (?:test|try|use|run|check)\b)\b"
                       r"(?:[^.?!:;]|\.(?=\d))*",  # to the end of its sentence or colon: the ask may follow
@@ -85,7 +86,7 @@ _LEADING_PURPOSE = re.compile(r"(?:^|(?<=[.!?]\s))\s*(?:in order )?to\s+(?:find|
 """A purpose that opens a sentence ("To see whether the field creeps between trials, I'd like ..."): up to its comma."""
 _BEFORE_WE = re.compile(r"\bbefore (?:i|we|you|they|anyone|someone|people|the team) [^,.;:?!]*|"
                         r"\b(?:i|we)(?:['’]m|['’]re| am| are) (?:currently |just )?(?:comparing|studying|investigating|testing|building|developing|"
-                        r"designing|debugging|benchmarking|prototyping)\b[^.;:?!]*|"
+                        r"designing|debugging|benchmarking|prototyping|teaching|running|giving|organi[sz]ing|hosting)\b[^.;:?!]*|"
                         r"\b(?:i|we)(?:['’]ll| will| are going to| plan to| intend to)\b[^.;:?!]*|"
                         # what the writer is busy with ("I'm filling in the table for the methods section")
                         r"\b(?:i|we)(?:['’]m|['’]re| am| are) (?:currently |just )?(?:filling in|preparing|writing|drafting|putting together|"
@@ -100,7 +101,7 @@ _SPAN = re.compile(r"\b(?:over|across|during|throughout)\s+(?:the\s+)?(?:whole\s
 
 
 # What a clause says its input already went through is not a task it asks: "segment the registered movie".
-_DONE_TO_INPUT = re.compile(r"\b(?:registere?d|motion[- ]corrected|neuropil[- ](?:corrected|subtracted)|denoised|segmented|detected|deconvolved|classified|"
+_DONE_TO_INPUT = re.compile(r"\balready (?:been )?(?:motion[- ])?(?:corrected|registered|denoised|segmented)\b(?: in an? (?:earlier|previous) (?:run|step))?|\b(?:registere?d|motion[- ]corrected|neuropil[- ](?:corrected|subtracted)|denoised|segmented|detected|deconvolved|classified|"
                             r"extracted)\s+(?=(?:\w+\s+)?(?:movie|recording|stack|video|frames?|images?|data|cells|rois?|"
                             r"traces?|events|masks|neurons)\b)", re.IGNORECASE)
 
@@ -114,7 +115,7 @@ _OCCASION = re.compile(r"\b(?:it|this|that)['’]?s (?:the|an?|our|my) (?:[\w-]+
                        r"(?:paper|manuscript|thesis|report)\b|"
                        r"\bfor (?:figure|fig\.?|table) ?\d+\w*(?: (?:of|in) the (?:paper|manuscript|thesis))?|"
                        r"\bfor (?:my|our) (?:[\w-]+ )?(?:table|spreadsheet|notes|records|lab ?book|notebook|slides?|figs?|figure|poster|talk|panel)\b|"
-                       r"\bfor the (?:[\w-]+ )?(?:table|spreadsheet)(?: (?:in|of|for) (?:the|my|our) (?:[\w-]+ )?(?:paper|thesis|report|manuscript))?"
+                       r"\bfor the (?:[\w-]+ )?(?:table|spreadsheet)(?: (?:in|of|for) (?:the|my|our) (?:[\w-]+ ){0,2}(?:paper|thesis|report|manuscript))?"
                        r"\s*(?=[:,]|\s(?:i|we)\b)|"
                        r"\b(?:goes|go|going|will go) (?:straight |directly )?(?:in|into|to) (?:the|my|our|a) (?:[\w-]+ ){0,2}"
                        r"(?:table|spreadsheet|paper|report|thesis|figure|slides?|talk|poster|supplement\w*)\b(?: for the (?:paper|report|thesis))?", re.IGNORECASE)
@@ -182,14 +183,17 @@ def worked_on(text: str) -> frozenset[str]:
     """The objects a clause works on: those it names outside a purpose ("to find cells"), the step it comes before,
     a time span, an occasion, how the data was acquired, what the input went through ("the neuropil-corrected
     traces" are traces) or the format an output is saved in ("denoise before ROI detection" works on the movie)."""
-    text = _LEADING_PURPOSE.sub(" ", _DONE_TO_INPUT.sub("", text))
+    text = _LEADING_PURPOSE.sub(" ", _DONE_TO_INPUT.sub("", _COLUMN_NAME.sub(" column ", text)))
     text = _DESCRIBED.sub(" ", _BEFORE.sub(" ", _PURPOSE.sub(" ", _BEFORE_WE.sub(" ", text))))
     return objects(_ACQUISITION.sub(" ", _OCCASION.sub(" ", _AS_FILE.sub(" ", _SPAN.sub(" ", text)))))
 
 
-_EACH_FRAME = re.compile(r"\bframe[- ]by[- ]frame\b|\b(?:per|each|every|at every|for every|at each) (?:[\w-]+ (?:and|&) )?frames?\b",
+_EACH_FRAME = re.compile(r"\bframe[- ]by[- ]frame\b|\b(?:at|for) (?:each|every) time ?points?\b|\b(?:per|each|every|at every|for every|at each) (?:[\w-]+ (?:and|&) )?frames?\b",
                          re.IGNORECASE)
 _FRAMES = re.compile(r"(?<!\d )\bframes?\b", re.IGNORECASE)
+
+
+_COLUMN_NAME = re.compile(r"\b[\w-]+ columns?\b", re.IGNORECASE)
 
 
 def objects(text: str) -> frozenset[str]:
@@ -242,7 +246,7 @@ _GAUSSIAN = re.compile(r"\bgaussian (?:kernel |filter |blur )?(?:(?:of|with|=|at
                        re.IGNORECASE)
 """A Gaussian's width given as its value ("smooth with a Gaussian of 3 frames"): its sigma."""
 _APART = re.compile(r"\b(?:at least |min(?:imum)? )?(\d+) frames? apart\b|\bcloser than (\d+) frames?\b|"
-                    r"\b(\d+) frames?\)? (?:between|separating) (?:two|consecutive|successive|any two|neighbouring|neighboring) "
+                    r"\b(\d+) frames?\)? (?:between|separating) (?:(?:two|consecutive|successive|any two|neighbouring|neighboring) )?"
                     r"(?:\w+ )?(?:events|peaks|transients|spikes)\b", re.IGNORECASE)
 
 
@@ -250,6 +254,7 @@ def set_parameters(text: str) -> list[tuple[str, float]]:
     """The method parameters a clause gives a value, with the value: [("sigma", 2.5)] for "sigma = 2.5 px",
     [("percentile", 20.0)] for "the 20th percentile of each trace"."""
     out = {}
+    text = digits(text)  # "a sixty-second window", "at least ten frames between events"
     for m in _SETS_PARAMETER.finditer(text):
         noun = (m.group(1) or m.group(4)).lower().replace("-", " ")
         if m.group(3) and noun in ("sigma", "σ") and re.fullmatch(r"[\d.]+\s*(?:σ|sigma)", m.group(0), re.IGNORECASE):

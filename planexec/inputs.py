@@ -10,6 +10,7 @@ from typing import Any
 from planexec.errors import LLMError
 from planexec.llm.base import LLM, Message, complete_json
 from planexec.models import PlanStep
+from planexec.number_words import digits
 from planexec.request_paths import paths_in
 from planexec.serialize import summarize
 from planexec.tools.base import Tool, ToolContext
@@ -102,25 +103,9 @@ _SAID_FOR = {"curves": ("ramps", "sines", "sine waves", "bumps", "gaussians", "m
              "factor": ("fences", "fence", "whiskers")}  # "fences at 3 times the central region's width"
 
 
-_ONES = "two three four five six seven eight nine".split()
-_TEENS = "ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen".split()
-_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
-# "one" is left out: "one curve per row" says how the file is laid out, not how many
-_NUMBER_WORD = re.compile(r"\b(?:(" + "|".join(_TENS) + r")(?:[- ](one|" + "|".join(_ONES) + r"))?|("
-                          + "|".join(_TEENS + _ONES) + r"))\b")
-
-
-def _number_word(m: re.Match[str]) -> str:
-    """'twenty-one' -> '21', 'sixty' -> '60', 'seven' -> '7'."""
-    tens, unit, alone = m.groups()
-    if alone:
-        return str((_ONES.index(alone) + 2) if alone in _ONES else _TEENS.index(alone) + 10)
-    return str(20 + 10 * _TENS.index(tens) + (0 if not unit else 1 if unit == "one" else _ONES.index(unit) + 2))
-
-
 def number_near(words: list[str], text: str) -> float | None:
     """A number written right before or after one of the argument's words ('30 curves', 'seed 7')."""
-    low = _NUMBER_WORD.sub(_number_word, text.lower())  # "forty-five curves" -> "45 curves"
+    low = digits(text.lower())  # "forty-five curves" -> "45 curves"
     for w in words:
         stem = re.escape(w.rstrip("s"))
         # adjacent forms first, so "30 curves with seed 7" gives seed 7, not 30

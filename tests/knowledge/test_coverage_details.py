@@ -293,3 +293,35 @@ def test_sets_h_and_i_refused_for_the_one_detail(minilm, clause: str, action: st
 ])
 def test_sets_h_and_i_served(minilm, clause: str, action: str) -> None:  # noqa: ANN001
     assert decided(minilm, clause, action).accepted
+
+
+@pytest.mark.parametrize(("text", "group", "term"), [
+    ("a winsorised average image of the stack", "projection", "trimmed_mean"),
+    ("fill the gaps in each curve by interpolating", "task", "interpolate"),
+    ("what other articles cite the fbplot paper?", "task", "citation_search"),
+    ("decide which of the ROIs are genuine neurons", "task", "classify"),
+    ("activity-based source extraction of the somata", "task", "segment"),
+    ("and how quickly it bleaches: the bleaching rate per cell", "measure", "bleaching_rate"),
+    ("the 25-75 rise of each transient", "scope", "rise_levels"),
+    ("export the boxplot as a vector graphic", "scope", "vector_format"),
+    ("put the x axis in seconds", "scope", "x_values"),
+])
+def test_sets_j_and_k_details_are_named(text: str, group: str, term: str) -> None:
+    assert term in extract_terms(text).groups.get(group, frozenset())
+
+
+def test_sets_j_and_k_what_is_not_a_detail() -> None:
+    from planexec.coverage_terms import without_purpose
+
+    assert "motion corrected" not in without_purpose("the stack was already motion corrected in an earlier run; average it")
+    assert "fit" not in extract_terms("fit a slow baseline under each trace").groups
+    assert "statistic" not in extract_terms("how many frames from the start of a transient to its peak").groups
+    assert "action" not in extract_terms("a short summary for the figure caption").groups
+    assert "action" not in extract_terms("a map that helps with manual ROI drawing").groups
+    assert "measure" not in extract_terms("describe the median's behaviour over time").groups
+    assert worked_on("sum the spikes column of counts.csv") == {"table"}
+    assert "image" not in worked_on("boxplot of the curves, as an image file for my slides")
+    assert set_parameters("peaks at least twelve frames between events") == [("min gap", 12.0)]
+    assert set_parameters("a running minimum over a ninety-second window") == [("window", 90.0)]
+    assert each_frame("the change relative to baseline for each neuron at each time point")
+

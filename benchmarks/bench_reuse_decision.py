@@ -182,10 +182,12 @@ DEVELOPMENT = {
     "I": "hard e-mail pairs written blind on 2026-11-27 by a thirty-third helper, held out until read once (160af6c); now development",
     "J": "chat and notebook pairs written blind on 2026-11-27 by a thirty-fifth helper, held out until read once (fa8f611); now development",
     "K": "hard e-mail pairs written blind on 2026-11-27 by a thirty-sixth helper, held out until read once (fa8f611); now development",
+    "L": "mixed-voice pairs written blind on 2026-11-27 by a thirty-seventh helper, held out until read once (17c185f); now development",
+    "M": "hard e-mail pairs written blind on 2026-11-27 by a thirty-eighth helper, held out until read once (17c185f); now development",
 }
 """The development sets beside set a: their errors may be printed (--errors)."""
 
-HELD_OUT = "LM"
+HELD_OUT = "NO"
 """The held-out sets: their figures are printed without --dev-only, their errors never."""
 
 DEV_SETS = LABELLED_SETS

@@ -131,7 +131,7 @@ LEXICON: list[tuple[str, str, str]] = [
     ("fit", "sigmoid", r"sigmoid\w*|logistic"),
     ("fit", "model_fit", r"\bfit(?:ting|ted)? (?:a|an|the|my|each|every|some|one) (?!(?:[\w-]+ )?(?:baseline|f0|background)\b)"),
     # a forecast extrapolates a model past the data: nothing here does
-    ("fit", "forecast", r"\bforecast\w*|\bextrapolat\w*|\bpredict\w* (?:the )?(?:next|future|upcoming)\b|"
+    ("fit", "forecast", r"(?<!-)\bforecast(?:ing|ed)?\b(?![- ]?(?:reports?|data|ensembles?|runs?|models?|members?|curves?|scenarios?|systems?)\b)|\bextrapolat\w*|\bpredict\w* (?:the )?(?:next|future|upcoming)\b|"
                         r"\bnext (?:quarter|year|month|week)(?:'s)?\b"),
     ("shape", "area", r"\barea\b"),
     ("shape", "perimeter", r"perimeters?"),
@@ -144,9 +144,9 @@ LEXICON: list[tuple[str, str, str]] = [
                                 r"(?: of (?:its |their |the )?(?:[\w()-]+ ){0,3}(?:samples|values|points|frames))?(?: (?:fall|lie|are) below)?"),
     # "over 20 min" is a duration, not a comparison
     ("comparison", "more", r"more than|greater than|larger than|bigger than|longer than|"
-                           r"above(?! (?:each other|one another|the other|another)\b)|at least(?! once\b)|exceed\w*|"
+                           r"(?<!one )above(?! (?:each other|one another|the other|another|other)\b)|at least(?! once\b)|exceed\w*|"
                            r"\bover (?=\d)(?!\d+(?:\.\d+)?\s*(?:min\w*|s|sec\w*|hours?|h|days?|weeks?|frames?|ms)\b)"),
-    ("comparison", "less", r"fewer than|less than|smaller than|shorter than|\bunder (?=\d)|below|at most"),
+    ("comparison", "less", r"fewer than|less than|smaller than|shorter than|\bunder (?=\d)|below|at most(?=\s*[\d.])"),
     ("plot", "line", r"line plots?|stacked traces"),
     ("plot", "contour_boxplot", r"contour (?:box[- ]?plots?|band depth)"),  # of 2-D fields: the boxplot here draws curves
     ("plot", "boxplot", r"(?<!surface )box[- ]?plots?|fbplots?"),
@@ -168,7 +168,7 @@ LEXICON: list[tuple[str, str, str]] = [
     ("scope", "subset", r"\b(?:only|just) (?:the |a |for )?(?:first|last|middle|odd|even|top|bottom|brightest|dimmest)\b|"
                         r"\b(?:first|last|initial|final) (?:\d+|few|ten|twenty|fifty|hundred) ?(?:\w+ )?(?:frames?|seconds?|points?|steps?|values?|"
                         r"minutes?|cells?|rois?|neurons?|curves?|rows?|samples?|trials?)\b|\bframes? \d+ ?(?:-|to|through) ?\d+\b|"
-                        r"\bsubsets?\b|\b(?:odd|even)[- ]numbered\b|\b(?:first|second|last) half\b|\bonce (?:per|for each) (?:half|trial|condition|epoch|window|period|segment)\b|"
+                        r"\bsubsets?\b|\bpolygons?\b|\bbefore (?:and|vs\.?|versus) after\b|\bpre[- ]?(?:and|vs\.?|versus|/) ?post\b|\b(?:odd|even)[- ]numbered\b|\b(?:first|second|last) half\b|\bonce (?:per|for each) (?:half|trial|condition|epoch|window|period|segment)\b|"
                         r"\b(?:left|right|top|bottom|upper|lower) (?:half|third|quarter|side) of the (?:image|fov|field|frame|movie)\b|"
                         r"\bonly (?:cells?|rois?|neurons?|units?) (?:#|no\.? ?)?\d+|"
                         r"\bonly (?:from |in |during |over |on )?(?:the )?(?:frames|trials|periods|epochs|times)\b (?:of|when|where|with|"
@@ -249,6 +249,10 @@ LEXICON: list[tuple[str, str, str]] = [
                                  r"\b(?:to|against|onto) (?:the )?(?:template|reference)(?: image| frame)? (?:in|from) \S+\.\w+|"
                                  r"\b(?:my|our|the|those|these)\s+(?:own\s+|hand[- ]drawn\s+|manual\s+)?(?:rois?|cells?|masks?|outlines?|labels?|points?|"
                                  r"centroids?|coordinates)\b[^.;]{0,40}? as (?:the )?(?:seeds|starting points)\b"),
+    # a paper's whole text: the search returns passages
+    ("scope", "full_text", r"\bfull[- ]text\b|\bend to end\b|\b(?:entire|whole) (?:paper|article|pdf)\b"),
+    # a column the reader should leave out: the readers here take every column as values
+    ("scope", "drop_column", r"\b(?:drop|remov|skip|ignor|exclud|discard|leav)\w* (?:out )?(?:the |that |this )?(?:first |last |\w+ )?columns?\b"),
     # two data sets compared: each action here reads one
     ("relation", "two_sets", r"\b(?:two|both|2) (?:ensembles|recordings|movies|datasets|data sets)\b|"
                              r"\bensemble [a-z0-9]\b(?: \w+){0,3}? (?:and|vs\.?|versus|with|against|to) (?:ensemble )?[a-z0-9]\b|"
@@ -333,6 +337,7 @@ LEXICON: list[tuple[str, str, str]] = [
     # "how many frames does it take to fall to half" asks a duration, not a count; "which ROIs count as cells" a label
     ("statistic", "count", r"\bcount\w*\b(?! as\b)|number of|how many(?! (?:frames|seconds|ms|milliseconds|minutes) (?:(?:does|do|did|will) (?:[\w-]+ ){0,6}?take|from|between|until)\b)|"
                            r"\btall(?:y|ies)\b"),
+    ("feature", "onset", r"\bonset (?:frames?|times?)\b|\bwhere (?:the|its|each) rise (?:starts|begins)\b|\b(?:begins|starts) to rise\b"),
     ("measure", "bleaching_rate", r"\bbleach\w* (?:rates?|constants?|time constants?|speed)\b|"
                                   r"\b(?:percent|%) (?:of )?(?:the )?(?:fluorescence|signal|brightness) lost\b"),
     ("measure", "active", r"\bactive\b(?! together)|\bresponsive\b|\binactive\b|\bsilent\b|"

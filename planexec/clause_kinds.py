@@ -47,8 +47,8 @@ def answer_form_only(clause: str) -> bool:
 _REFERS_BACK = re.compile(r"^\s*(?:(?:could|can|would|will) you\s+|please\s+)*(?:(?:work|figure|sort) (?:it|that|this|them) out|"
                           r"(?:do|handle|calculate|compute|manage) (?:it|that|this|them))(?: for (?:me|us))?(?:,? please)?\s*[?.!]*\s*$",
                           re.IGNORECASE)
-_WHAT_FOR = re.compile(r"^\s*(?:i|we)(?:['’]d| would)? (?:need|want|like) (?:it|that|this|them|the (?:number|result|value|answer|figure)s?)"
-                       r" (?:for|by|before|in)\b", re.IGNORECASE)
+_WHAT_FOR = re.compile(r"^\s*(?:i|we|(?:the |my |our )?[\w-]+)(?:['’]d| would)? (?:needs?|wants?|likes?) "
+                       r"(?:it|that|this|them|the (?:number|result|value|answer|figure|total)s?) (?:for|by|before|in)\b", re.IGNORECASE)
 
 
 def refers_back_only(clause: str) -> bool:
@@ -59,7 +59,8 @@ def refers_back_only(clause: str) -> bool:
 def says_what_for(clause: str) -> bool:
     """Whether a clause says what the result is for or by when ("I need it for the quarterly slide deck by this
     afternoon"); it asks nothing when it names nothing of the domain."""
-    return bool(_WHAT_FOR.match(clause))
+    m = _WHAT_FOR.match(clause)  # "the figure" it wants is the result, not a plot
+    return bool(m) and not extract_terms(clause[m.end():]).groups
 
 
 def only_a_rate(clause: str) -> bool:
@@ -128,15 +129,26 @@ _INSTRUCTION = re.compile(r"\s*(?:\w+ly\s+)?(?:watershed|threshold|smooth|denois
 """A sentence that opens with a task verb is an instruction ("Watershed the mean image.")."""
 
 
+_RESTRICTS = re.compile(r"^\s*(?:but |and )?(?:only|just|except|excluding)\b", re.IGNORECASE)
+"""A sentence that narrows the ask ("Only frames 500 to 1500 though") is part of it."""
+_DOES_THAT = re.compile(r"\b(?:compute|calculate|measure|do|make|run|give me|get)\s+(?:that|this|it|those|them)"
+                        r"(?=\s*(?:[?.!,;]|$)|\s+(?:for|with|on|in|per|please|too|again|as|and|now|by|at|across|over|from)\b)",
+                        re.IGNORECASE)
+"""A direct ask that points back ("Could you compute that ...") asks what the sentence before it described."""
+
+
 def asking_part(clause: str) -> str:
     """The sentences of a clause that ask (a question, a request or modal word, a task verb), when others only
     tell ("The segmentation found 40 ROIs but I doubt all are somata. Score each one..."): what the telling
     sentences name is the data's story, not the ask. A clause whose sentences all ask, or all tell, is kept whole."""
     sentences = [s for s in _SENTENCE.split(clause.strip()) if s]
     asking = [s for s in sentences if _ASK_FORM.search(_WH_INSIDE.sub(" ", _NAMED.sub(" ", s))) or _INSTRUCTION.match(s)
-              or _WANTED.search(s)]
+              or _WANTED.search(s) or _RESTRICTS.match(s)]
+    # "Reviewer 3 asked for 20-80 % rise times. Could you compute that?": the sentence pointed back to is asked too
+    pointed = {sentences[i - 1] for i, s in enumerate(sentences) if i and s in asking and _DOES_THAT.search(s)}
+    asking = [s for s in sentences if s in asking or s in pointed]
     direct = [s for s in asking if not _THIRD_PARTY.match(s)]
-    if direct and len(direct) < len(asking) and len(" ".join(direct).split()) >= 6:
+    if direct and len(direct) < len(asking) and len(" ".join(direct).split()) >= 6 and not pointed:
         asking = direct  # "My supervisor would like a first impression ... Could you tell me the mean event rate?"
     return " ".join(asking) if asking and len(asking) < len(sentences) else clause
 
@@ -170,6 +182,7 @@ _RESULT_GROUPS = ("statistic", "measure", "feature", "shape")
 _BACKDROP = re.compile(r"\b(?:on top of|on|over|onto|against|in) (?:the|a|its) (?:mean|average|max\w*|median|time-averaged)[- ]"
                        r"(?:[\w-]+ )?(?:image|projection|frame|picture)\b", re.IGNORECASE)
 """The image a figure is drawn on ("outline each cell on the mean image") names no result it asks for."""
+_DRAWN = re.compile(r"\bwith (?:the )?[\w -]{0,30}? (?:highlighted|marked|shown|drawn|labell?ed|in (?:red|bold|colou?r))\b", re.IGNORECASE)
 
 
 def asks_to_see(clause: str, asked: Named) -> bool:
@@ -177,7 +190,8 @@ def asks_to_see(clause: str, asked: Named) -> bool:
     passages" text."""
     if asked.terms.groups.get("plot"):  # a kind of figure (a boxplot, a heatmap) is a picture whatever else it names
         return True
-    groups = extract_terms(_BACKDROP.sub(" ", clause)).groups if _BACKDROP.search(clause) else asked.terms.groups
+    plain = _DRAWN.sub(" ", _BACKDROP.sub(" ", clause))
+    groups = extract_terms(plain).groups if plain != clause else asked.terms.groups
     return (bool(_SEE.search(clause)) and not any(g in groups for g in _RESULT_GROUPS)
             and "paper" not in asked.objects)  # "show me the relevant passages" asks for text
 

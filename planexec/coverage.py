@@ -31,6 +31,7 @@ from planexec.clause_kinds import (
     refers_back_only,
     says_what_for,
     states_parameters,
+    tells_only,
     the_ask,
 )
 from planexec.coverage_actions import (
@@ -76,7 +77,7 @@ from planexec.coverage_terms import (
     worked_on,
 )
 from planexec.coverage_wording import action_words, ask_spans
-from planexec.knowledge.reuse import ReusePolicy, compare_terms, extract_terms, normalise_notation
+from planexec.knowledge.reuse import ReusePolicy, compare_terms, normalise_notation
 from planexec.similarity import Scorer, tokens
 
 if TYPE_CHECKING:  # the learned decision loads only when asked for
@@ -248,6 +249,10 @@ class Judge:
         strict_here = _STRICT_HERE if not outputs_count(action) else _STRICT_HERE[:3]
         if images_only(action):  # a variance image is another image
             strict_here = (*strict_here, "statistic ")
+        elif not have.terms.groups.get("projection"):  # a projection of another kind from a step that makes none (the
+            # mean or max image a clause draws on or measures in is its backdrop, not what it asks for)
+            strict_here = (*strict_here, *(f"projection {v}" for v in asked.terms.groups.get("projection", ())
+                                           if v not in ("mean_projection", "max_projection")))
         if set(action.outputs) & _TRACE_OUTPUTS:
             strict_here = (*strict_here, "normalization minmax", "normalization zscore")
         if set(have.terms.groups) == {"action"} and have.terms.groups["action"] <= {"load"}:  # a reader does nothing else
@@ -331,7 +336,7 @@ def assess_clause(clause: str, actions: Sequence[Action], judge: Judge, has_inpu
         return ClauseCoverage(clause, NOTHING, 1.0, (), "says what form the answer takes; asks nothing more")
     if context and refers_back_only(clause):
         return ClauseCoverage(clause, NOTHING, 1.0, (), "asks again for what the clause before it asks")
-    if context and says_what_for(clause) and not worked_on(clause) and not extract_terms(clause).groups:
+    if context and says_what_for(clause) and not worked_on(clause):
         return ClauseCoverage(clause, NOTHING, 1.0, (), "says what the result is for; asks nothing")
     stated = states_parameters(clause)
     if stated:
@@ -374,7 +379,11 @@ def assess(request: str, actions: Sequence[Action], scorer: Scorer, *, has_input
         for part in split_if_served(decided, decide, generators, searches):
             out.append(after_search(part, out[-1] if out else None, searches))
     served = {c.served_by for c in out} - {None, INPUT, NOTHING}
-    return Coverage(request, tuple(story(c, served) if served and c.served_by is None else c for c in out))
+
+    def told(c: ClauseCoverage) -> bool:  # "Hi all, we imaged layer 2/3 of barrel cortex" beside the ask tells, asks nothing
+        return c.served_by in served and bool(served - {c.served_by}) and tells_only(c.clause)
+
+    return Coverage(request, tuple(story(c, served) if served and (c.served_by is None or told(c)) else c for c in out))
 
 
 __all__ = ["INPUT", "NOTHING", "Candidate", "ClauseCoverage", "Coverage", "Judge", "asked_columns", "assess", "assess_clause",

@@ -63,8 +63,8 @@ _VARIABLE_OBJECTS = (
 # A denial and the few words it covers: "without neuropil correction", "no figure", "not deconvolved"
 # ("cell or not" denies nothing).
 # "not counting the rejected ROIs" and "excluding" leave something out, like "except"; "don't need a plot" denies one.
-_NEGATED = re.compile(r"\b(?:without(?! (?:being )?(?:dragged|pulled|biased|affected|thrown off|fooled|distorted)\b)|(?<!yes/)(?<!yes or )no|nothing|not counting|excluding|leaving out|(?<!\bor )not|w/o|instead of|rather than|"
-                      r"except|(?:don|doesn|won)['’]?t(?! know\b)(?: (?:need|want))?|no need for)\b((?:\s+[\w/'-]+){1,3})",
+_NEGATED = re.compile(r"\b(?:without(?! (?:being )?(?:dragged|pulled|biased|affected|thrown off|fooled|distorted)\b)|(?<!yes/)(?<!yes or )no|nothing|not counting|excluding|leaving out|(?<!\bor )not(?! (?:just|only|merely)\b)|w/o|instead of|rather than|"
+                      r"except|(?:don|doesn|won)['’]?t(?! know\b)(?: (?:need|want))?|no need for)\b(?:\s+(?:going|passing) through|\s+(?:using|doing|running|applying))?(?:\s+any)?((?:\s+[\w/'-]+){1,3})",
                       re.IGNORECASE)
 
 
@@ -81,7 +81,7 @@ _PURPOSE = re.compile(r"\b(?:(?:to|in order to)\s+(?:find|spot|see|locate|identi
                       r"visible|clearer|clear|easier|readable|aligned|stable|similar|on the same scale))\b|\b(?:that |which )?(?:i|we) (?:can|could) (?:test|try|use|run|check)\b)\b"
                       r"(?:[^.?!:;]|\.(?=\d))*",  # to the end of its sentence or colon: the ask may follow
                       re.IGNORECASE)
-_LEADING_PURPOSE = re.compile(r"(?:^|(?<=[.!?]\s))\s*(?:in order )?to\s+(?:find|spot|see|locate|identify|reveal|highlight|check|"
+_LEADING_PURPOSE = re.compile(r"(?:^|(?<=[.!?]\s))\s*(?:(?:hi|hello|hey)(?: \w+)?[,!]\s+)?(?:in order )?to\s+(?:find|spot|see|locate|identify|reveal|highlight|check|"
                               r"compare|judge|assess|make sure)\b[^,.;?!]*,", re.IGNORECASE)
 """A purpose that opens a sentence ("To see whether the field creeps between trials, I'd like ..."): up to its comma."""
 _BEFORE_WE = re.compile(r"\bbefore (?:i|we|you|they|anyone|someone|people|the team) [^,.;:?!]*|"
@@ -92,7 +92,11 @@ _BEFORE_WE = re.compile(r"\bbefore (?:i|we|you|they|anyone|someone|people|the te
                         r"\b(?:i|we)(?:['’]m|['’]re| am| are) (?:currently |just )?(?:filling in|preparing|writing|drafting|putting together|"
                         r"assembling|working on)\b[^,.;:?!]*|"
                         r"\b(?:wants?|plans?|intends?|is going|are going) to [^.;:?!]*\bnext (?:week|month|year|time)\b|"
-                        r"\b(?:want|need|plan) to (?:look at|deal with|handle|do) (?:that|this|it|those) (?:separately|later|afterwards)\b",
+                        r"\b(?:want|need|plan) to (?:look at|deal with|handle|do) (?:that|this|it|those) (?:separately|later|afterwards)\b|"
+                        r"[^.;:?!]*\b(?:can|will have to|could) wait\b|"
+                        # who wants the result by when ("Finance want the figure before the quarterly review")
+                        r"\b\w+ (?:want|wants|need|needs) (?:the|it|this|that|those) (?:figures?|numbers?|results?|values?|totals?)? ?"
+                        r"(?:before|by|for) (?:the |our |their |my )?[^.;:?!]*",
                         re.IGNORECASE)
 """What the writer does next or plans ("Before I argue with the reviewer, could you look up...", "we'll test that
 across animals later"): up to the next punctuation."""
@@ -101,7 +105,8 @@ _SPAN = re.compile(r"\b(?:over|across|during|throughout)\s+(?:the\s+)?(?:whole\s
 
 
 # What a clause says its input already went through is not a task it asks: "segment the registered movie".
-_DONE_TO_INPUT = re.compile(r"\balready (?:been )?(?:motion[- ])?(?:corrected|registered|denoised|segmented)\b(?: in an? (?:earlier|previous) (?:run|step))?|\b(?:registere?d|motion[- ]corrected|neuropil[- ](?:corrected|subtracted)|denoised|segmented|detected|deconvolved|classified|"
+_DONE_TO_INPUT = re.compile(r"\b[\w /-]{0,60}? (?:are|is|were|was|have been|has been) (?:already )?(?:done|finished|complete|completed|ready)\b|"
+                            r"\b(?:(?:already|previously) )?regist(?:e)?red (?=movie|stack|recording|data|frames)|\balready (?:been )?(?:motion[- ])?(?:corrected|registered|denoised|segmented)\b(?: in an? (?:earlier|previous) (?:run|step))?|\b(?:registere?d|motion[- ]corrected|neuropil[- ](?:corrected|subtracted)|denoised|segmented|detected|deconvolved|classified|"
                             r"extracted)\s+(?=(?:\w+\s+)?(?:movie|recording|stack|video|frames?|images?|data|cells|rois?|"
                             r"traces?|events|masks|neurons)\b)", re.IGNORECASE)
 
@@ -116,7 +121,7 @@ _OCCASION = re.compile(r"\b(?:it|this|that)['’]?s (?:the|an?|our|my) (?:[\w-]+
                        r"\bfor (?:figure|fig\.?|table) ?\d+\w*(?: (?:of|in) the (?:paper|manuscript|thesis))?|"
                        r"\bfor (?:my|our) (?:[\w-]+ )?(?:table|spreadsheet|notes|records|lab ?book|notebook|slides?|figs?|figure|poster|talk|panel)\b|"
                        r"\bfor the (?:[\w-]+ )?(?:table|spreadsheet)(?: (?:in|of|for) (?:the|my|our) (?:[\w-]+ ){0,2}(?:paper|thesis|report|manuscript))?"
-                       r"\s*(?=[:,]|\s(?:i|we)\b)|"
+                       r"\s*(?=[:,.]|$|\s(?:i|we)\b)|"
                        r"\b(?:goes|go|going|will go) (?:straight |directly )?(?:in|into|to) (?:the|my|our|a) (?:[\w-]+ ){0,2}"
                        r"(?:table|spreadsheet|paper|report|thesis|figure|slides?|talk|poster|supplement\w*)\b(?: for the (?:paper|report|thesis))?", re.IGNORECASE)
 """What a result is for ("for the paper", "for my thesis figure", "for a teaching session on functional boxplots") is
@@ -147,7 +152,7 @@ _DESCRIBED = re.compile(r"\b(?:that|which|who)\s+(?:\w+\s+){0,2}(?:fire[sd]?|fla
                         # what a method must stay clear of ("a baseline that is not dragged up by the transients")
                         r"\b(?:without (?:being )?|not (?:be |being )?)(?:dragged|pulled|biased|affected|thrown off|fooled|distorted)"
                         r"(?: up| down)? by (?:the )?(?:[\w-]+ )?(?:transients|spikes|events|peaks)\b|"
-                        r"\b(?:ignor(?:e|es|ing)|(?:robust|insensitive|immune) to|unaffected by) (?:the )?(?:[\w-]+ )?"
+                        r"\b(?:ignor(?:e|es|ing)|(?:robust|insensitive|immune) to|unaffected by|stays? (?:under|underneath|below)) (?:the )?(?:[\w-]+ )?"
                         r"(?:transients|spikes|events|peaks)\b",
                         re.IGNORECASE)
 """How the cells behave, said of them ("the quiet ones that hardly fire"), or what a method must not be moved by
@@ -226,7 +231,7 @@ def variable_objects(names: Iterable[str]) -> frozenset[str]:
 # A method's own parameter given a value ("sigma = 2.5 px", "a 5-frame window", "min distance 10 px between seeds"):
 # an action that takes no such parameter cannot honour it. The analysis parameters every capability reads
 # (planexec.params: cell diameter, frame rate, decay, thresholds) are not among these.
-_PARAMETER_NOUN = (r"sigma|σ|min(?:imum)?[- ](?:seed |peak |centre |center )?distance|min(?:imum)?[- ](?:region|area)(?: size)?|radi(?:us|i)|annul(?:us|i)|(?:sliding |moving |running )?(?<!cranial )(?<!imaging )(?<!optical )(?<!glass )window|"
+_PARAMETER_NOUN = (r"sigma|σ|min(?:imum)?[- ](?:seed |peak |centre |center )?distance|min(?:imum)?[- ](?:region|area)(?: size)?|radi(?:us|i)|annul(?:us|i)|(?:sliding |moving |running )?(?<!cranial )(?<!imaging )(?<!optical )(?<!glass )windows?|"
                    r"kernel(?: size| width| length)?|footprint|bandwidth|(?:model |ar |filter )?order|lags?|cut-?off|"
                    r"bins?|components|clusters|iterations|(?:block|patch|tile)(?: size)?|overlap|span|alpha|half-?width|"
                    r"neighbou?rhood|lambda|λ|(?:sparsity |l1 |l0 )?penalty|fences?")
@@ -234,7 +239,7 @@ _NUMBER = r"(\d+(?:\.\d+)?)"
 _SETS_PARAMETER = re.compile(
     rf"\b({_PARAMETER_NOUN})\b\s*(?:\([^)]{{0,20}}\)\s*)?"
     rf"(?:(?:between|among|of) (?:the |two )?(?:\w+ ){{0,2}}?(?:cells?|centres?|centers?|seeds?|peaks?|somata|rois?)\s+)?"  # "between cell centres"
-    rf"(?:=|:|≈|~|of|is|to|at|from|up to|between|around|about|\s)*\s*{_NUMBER}"
+    rf"(?:=|:|≈|~|of|is|to|at|from|up to|between|around|about|spanning|exactly|\s)*\s*{_NUMBER}"
     rf"|{_NUMBER}(?:x\d+)*\s*(?:px|pixels?|frames?|s|ms|sec\w*|µm|um|min\w*|hz)?[- ](?:\w+[- ])?({_PARAMETER_NOUN})\b",
     re.IGNORECASE)
 

@@ -325,3 +325,52 @@ def test_sets_j_and_k_what_is_not_a_detail() -> None:
     assert set_parameters("a running minimum over a ninety-second window") == [("window", 90.0)]
     assert each_frame("the change relative to baseline for each neuron at each time point")
 
+
+
+@pytest.mark.parametrize(("text", "group", "term"), [
+    ("give me the whole article, end to end", "scope", "full_text"),
+    ("load the file but skip the first column", "scope", "drop_column"),
+    ("event rates before and after the drug", "scope", "subset"),
+    ("only the cells inside the polygon in roi.json", "scope", "subset"),
+    ("the onset frame of every transient", "feature", "onset"),
+])
+def test_sets_l_and_m_details_are_named(text: str, group: str, term: str) -> None:
+    assert term in extract_terms(text).groups.get(group, frozenset())
+
+
+def test_sets_l_and_m_what_is_not_a_detail() -> None:
+    from planexec.coverage_terms import split_negated, without_purpose
+
+    assert "comparison" not in extract_terms("how far did the field drift, at most?").groups
+    assert "comparison" not in extract_terms("the traces stacked one above other").groups
+    assert "fit" not in extract_terms("a summary for the weather-forecast report").groups
+    assert split_negated("peaks in the dF/F, without going through any deconvolution")[1].strip() == "deconvolution"
+    assert split_negated("real spike inference, not just peak finding")[1] == ""
+    assert "activity" not in without_purpose("Draw blobs on the mean image. The activity-based route can wait.")
+    assert ("windows", 20.0) in set_parameters("a 10th-percentile F0 in sliding twenty-second windows")
+
+
+def test_requests_heldout14_details(minilm) -> None:  # noqa: ANN001
+    from planexec.clause_kinds import says_what_for
+
+    # a projection of the movie is not served by a step that makes none (the denoised movie is no image of it)
+    assert not decided(minilm, "a standard-deviation projection of the stack, to see which pixels vary most",
+                       "denoise_movie").accepted
+    assert says_what_for("Accounts need the total before Friday's meeting")
+    assert not says_what_for("Accounts need the figure as a bar chart")
+    assert "paper" not in worked_on("they keep quoting the mean; I want the median revenue")
+
+
+def test_what_a_direct_ask_points_back_to_or_narrows_is_asked() -> None:
+    from planexec.clause_kinds import asking_part
+
+    pointed = "My PI wants decay times from 10% to 50% of the peak. Can you measure that for each event?"
+    assert asking_part(pointed) == pointed
+    narrowed = "Please make a max projection of this stack. Only the last 200 frames, though."
+    assert asking_part(narrowed) == narrowed
+    told = "Our rig runs at 30 Hz and the mice were awake. Could you count the cells?"
+    assert asking_part(told) == "Could you count the cells?"
+
+
+def test_steps_said_to_be_done_are_no_objects_of_the_ask() -> None:
+    assert "neuropil" not in worked_on("the neuropil subtraction and the baselines are done; now the dF/F per cell")

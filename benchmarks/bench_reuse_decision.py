@@ -184,10 +184,12 @@ DEVELOPMENT = {
     "K": "hard e-mail pairs written blind on 2026-11-27 by a thirty-sixth helper, held out until read once (fa8f611); now development",
     "L": "mixed-voice pairs written blind on 2026-11-27 by a thirty-seventh helper, held out until read once (17c185f); now development",
     "M": "hard e-mail pairs written blind on 2026-11-27 by a thirty-eighth helper, held out until read once (17c185f); now development",
+    "N": "chat and notebook pairs written blind on 2026-11-27 by a forty-first helper, held out until read once (4e22b2c); now development",
+    "O": "hard e-mail pairs written blind on 2026-11-27 by a forty-second helper, held out until read once (4e22b2c); now development",
 }
 """The development sets beside set a: their errors may be printed (--errors)."""
 
-HELD_OUT = "NO"
+HELD_OUT = "PQ"
 """The held-out sets: their figures are printed without --dev-only, their errors never."""
 
 DEV_SETS = LABELLED_SETS

@@ -167,7 +167,8 @@ LEXICON: list[tuple[str, str, str]] = [
     # a part of the data or a split of it no action takes: "only the first 100 frames", "each trial separately"
     ("scope", "subset", r"\b(?:only|just) (?:the |a |for )?(?:first|last|middle|odd|even|top|bottom|brightest|dimmest)\b|"
                         r"\b(?:first|last|initial|final) (?:\d+|few|ten|twenty|fifty|hundred) ?(?:\w+ )?(?:frames?|seconds?|points?|steps?|values?|"
-                        r"minutes?|cells?|rois?|neurons?|curves?|rows?|samples?|trials?)\b|\bframes? \d+ ?(?:-|to|through) ?\d+\b|"
+                        r"minutes?|cells?|rois?|neurons?|curves?|rows?|samples?|trials?)\b|\bframes? \d+ ?(?:-|–|—|to|through) ?\d+\b|"
+                        r"\b(?:cells?|rois?|neurons?) \d+(?:, ?\d+)*,? (?:and|&) \d+ only\b|"
                         r"\bsubsets?\b|\bpolygons?\b|\bbefore (?:and|vs\.?|versus) after\b|\bpre[- ]?(?:and|vs\.?|versus|/) ?post\b|\b(?:odd|even)[- ]numbered\b|\b(?:first|second|last) half\b|\bonce (?:per|for each) (?:half|trial|condition|epoch|window|period|segment)\b|"
                         r"\b(?:left|right|top|bottom|upper|lower) (?:half|third|quarter|side) of the (?:image|fov|field|frame|movie)\b|"
                         r"\bonly (?:cells?|rois?|neurons?|units?) (?:#|no\.? ?)?\d+|"
@@ -196,6 +197,7 @@ LEXICON: list[tuple[str, str, str]] = [
                             r"\bpixel at (?:its|the) cent(?:re|er)\b"),
     # a reference the user gives: registration here builds its own template from the movie
     ("scope", "given_reference", r"\b(?:to|on|onto|against|with) (?:the )?(?:very )?(?:first|last|\d+(?:st|nd|rd|th)) frame\b|"
+                                 r"\b(?:using|use|take|taking) (?:the )?(?:very )?(?:first|last|\d+(?:st|nd|rd|th)) frame as (?:the )?(?:template|reference)\b|"
                                  r"\bframe 0\b|\btemplate (?:image )?from (?:day|session|another|a different)|"
                                  r"\b(?:to|against|onto) (?:a|the|our|my) (?:own |fixed |external )?template (?:from|of|i|we)\b|"
                                  r"\breference (?:image|frame|template) (?:from|of) (?:yesterday|another|a different|a previous|the previous|"
@@ -208,7 +210,7 @@ LEXICON: list[tuple[str, str, str]] = [
     ("measure", "time_units", r"\bin (?:milli)?seconds?\b|\bin ms\b|\b(?:time|x)[- ]?axis in s\b|\bmillisecond precision\b|"
                               r"\bsub-?frame\b"),
     # sizes in physical units need a pixel size no action reads
-    ("measure", "physical_units", r"µm²|um²|µm\^?2|um\^?2|square micro\w*|\bin (?:µm|um|microns?|micrometers?)\b|"
+    ("measure", "physical_units", r"µm²|um²|µm\^?2|um\^?2|square micro\w*|\bin (?:µm|um|microns?|micrometers?|micrometres?)\b|"
                                   r"mm²|mm\^?2|square mill\w*|\bper (?:mm|millimet\w*|cm)\b|\b(?:cell |neuron |roi )?densit(?:y|ies)\b"),
     # one channel is read: a structural or second channel ("the red tdTomato channel") is another input
     ("scope", "other_channel", r"\b(?:red|structural|anatomical|second|other|static|reference) channel\b|\bchannel ?[2-9]\b"),
@@ -230,7 +232,7 @@ LEXICON: list[tuple[str, str, str]] = [
     ("scope", "outlier_kind", r"\bphase[- ]shift\w*|\bpure (?:vertical |magnitude )?shifts?\b|\bonly (?:vertical|magnitude) shifts?\b|\bvertical(?:ly)? shift\w*|"
                               r"\b(?:irregular|non-?uniform|uneven)(?:ly)?,? (?:non-?uniform )?(?:time )?(?:grid|sampl\w*|spac\w*)"),
     # following the same cells across sessions or days: every action here works on one recording
-    ("scope", "across_sessions", r"\bsame (?:id|ids|label|labels|index|number) in both\b|\b(?:track|match|follow)\w* (?:the )?(?:same )?"
+    ("scope", "across_sessions", r"\bmatch (?:them|the cells|the rois|the neurons) (?:to|with) (?:the )?(?:rois|cells|neurons) (?:from|of) (?:last|yesterday|another|the previous|previous|an earlier)\b|\bsame (?:id|ids|label|labels|index|number) in both\b|\b(?:track|match|follow)\w* (?:the )?(?:same )?"
                                  r"(?:single )?(?:cells|neurons|rois) across\b|\bin both (?:recordings|sessions|movies)\b"),
     # the x values given in the file: the readers here number the samples
     ("scope", "x_values", r"\b(?:use|treat|take) (?:it|that|this|the first column|column \d) as (?:the )?(?:x|time)[- ]?"
@@ -317,9 +319,9 @@ LEXICON: list[tuple[str, str, str]] = [
     ("action", "report", r"\buncertainty (?:report|summar\w*|write-?up)\b|\b(?:written|plain[- ]english|prose) (?:report|summar\w*)\b"),
     # "the biggest single revenue figure" is a number
     ("action", "plot", r"\bplot\w*\b(?! (?:code|scripts?|functions?|librar\w*|routines?|tools?)\b)|\b(?:a|an|quick|simple|rough) visuals?\b(?! (?:check|inspection|cortex|area|stimul\w*))|(?<!roi )(?<!manual )(?<!hand )\bdraw(?!n (?:by hand|manually|in (?:imagej|fiji)))\w*(?! (?:a |an |some |\d+ )?(?:\w+ ){0,2}samples?\b)(?! (?:a |the )?(?:disc|disk|circle)s? around)|visuali[sz]\w*|(?<!single )(?<!revenue )(?<!sales )(?<!headline )(?<!cost )"
-                       r"(?<!price )(?<!summary )(?<!that )\bfigures?\b(?! (?:of|for) (?:revenue|sales|units|cost|price)\b)(?! (?:caption|legend)s?\b)(?! out\b)|\boverlay\w*|\bcharts?\b|\bpanels?\b|\bdiagrams?\b|"
+                       r"(?<!price )(?<!summary )(?<!that )(?<!overall )\bfigures?\b(?! (?:of|for) (?:revenue|sales|units|cost|price)\b)(?! (?:caption|legend)s?\b)(?! out\b)|\boverlay\w*|\bcharts?\b|\bpanels?\b|\bdiagrams?\b|"
                        r"\bgraph(?:s|ed|ing)?\b|\bfigs?\b"),
-    ("action", "save", r"\bsav(?:e|es|ing)\b(?! (?:it |them |this |that )?as (?:an? )?(?:figure|png|image|picture|plot|\s|$))|\bexport(?:s|ing)?\b(?= (?:it|them|this|that|these|those|the|to|as|into|a|an|each|every|all)\b)|\bwrite (?:\w+ )*?(?:to|into) (?:a |the )?(?:\w+ )?(?:file|disk|csv)"),
+    ("action", "save", r"\bsav(?:e|es|ing)\b(?! (?:it |them |this |that )?(?:as )?(?:an? )?(?:figure|png|image|picture|plot|\s|$))|\bexport(?:s|ing)?\b(?= (?:it|them|this|that|these|those|the|to|as|into|a|an|each|every|all)\b)|\bwrite (?:\w+ )*?(?:to|into) (?:a |the )?(?:\w+ )?(?:file|disk|csv)"),
     # "already loaded" says where the data is; "I'd like to read what the papers say" is the writer reading
     ("action", "load", r"(?<!already )\bload(?!ed\b)\w*(?! of\b)|(?<!like to )(?<!want to )(?<!\bi )(?<!\bwe )(?<!['’]ve )(?<!\bhave )(?<!\bhad )(?<!\bbe )(?<!\bbeen )(?<!easy to )(?<!easier to )(?<!hard to )(?<!harder to )\bread\b(?! out\b)|\bopen\b"),
     ("action", "simulate", r"\bsimulate\b|\bsimulating\b|\bsynthetic\b|"

@@ -67,6 +67,21 @@ def asked_phrase(clause: str) -> str:
     return phrase
 
 
+_ALSO = re.compile(r"\b(?:as well as|and also|along with|together with)\s+(?:the\s+|its\s+|their\s+)?", re.I)
+
+
+def asked_phrases(clause: str) -> list[str]:
+    """Every noun phrase a clause asks for: the first, and each one added with "as well as" ("the largest
+    displacement as well as the number of cells"), so a step that gives only the first does not answer it."""
+    out = [asked_phrase(clause)]
+    for m in _ALSO.finditer(clause):
+        stop = _STOP_AT.search(clause, m.end())
+        phrase = clause[m.end(): stop.start() if stop else len(clause)].strip()
+        if quantity_words(phrase):
+            out.append(phrase)
+    return [p for p in out if p]
+
+
 _APPOSITION = re.compile(r"(?:[,(]|\band\b)\s*(?:i\.?e\.?,?|as(?! well\b)|meaning|namely|that is,?|measured as|defined as)\s+(?:the\s+|its\s+|their\s+)?"
                          r"([^?;.,)]+)", re.I)
 

@@ -52,8 +52,13 @@ _WHAT_FOR = re.compile(r"^\s*(?:i|we|(?:the |my |our )?[\w-]+)(?:['’]d| would)
 
 
 def refers_back_only(clause: str) -> bool:
-    """Whether a clause only asks again for what the clause before it asked ("Could you work it out?")."""
-    return bool(_REFERS_BACK.match(clause))
+    """Whether a clause only asks again for what the clause before it asked ("Could you work it out?"), or says why
+    it was asked ("Our stage sometimes drifts, so I'd like to rule that out"), naming nothing of its own."""
+    return bool(_REFERS_BACK.match(clause)) or bool(_RULE_OUT.search(clause) and not extract_terms(clause).groups)
+
+
+_RULE_OUT = re.compile(r"\b(?:rule|check|sort) (?:that|this|it) out\b|\bto (?:be sure|make sure|double[- ]check)\s*[.!]?\s*$",
+                       re.IGNORECASE)
 
 
 def says_what_for(clause: str) -> bool:
@@ -221,7 +226,8 @@ def asks_sources(clause: str) -> bool:
 
 
 # A statement, not a request: "this was imaged at 10 Hz", "the somata are roughly 7 px wide".
-_STATEMENT = re.compile(r"^(?:this|it|they|these|those|the\s+\w+|my\s+\w+|our\s+\w+|\w+s|acquisition|imaging|recording|sampling)\s+"
+_STATEMENT = re.compile(r"^(?:this|it|they|these|those|the\s+\w+|my\s+\w+|our\s+\w+|\w+s|acquisition|imaging|recording|sampling|"
+                        r"frame\s+rate|(?:the\s+)?decay(?:\s+time)?(?:\s+constant)?)\s+"
                         r"(?:\w+\s+)?(?:was|were|is|are|has been|have been|ran|runs)\b", re.IGNORECASE)
 
 
@@ -236,9 +242,14 @@ def states_parameters(clause: str) -> dict[str, float]:
     if only_a_rate(clause):  # "... time constant in s? 10 fps": the frame rate alone
         return from_request(clause)
     # "the cells that are larger than 8 px" states a filter, not a parameter: a statement names no specific
-    if "?" in clause or not _STATEMENT.match(clause.strip()) or extract_terms(clause).groups:
+    # the names of what it states ("the decay time constant is 0.7 s") are no specifics it asks
+    if "?" in clause or not _STATEMENT.match(clause.strip()) or extract_terms(_PARAMETER_NAMES.sub(" ", clause)).groups:
         return {}
     return from_request(clause)
+
+
+_PARAMETER_NAMES = re.compile(r"\b(?:frame\s+rate|(?:indicator['’]s\s+)?decay(?:\s+time)?(?:\s+constant)?|tau|"
+                              r"(?:cell|soma)\s+diameter|neuropil\s+(?:coefficient|factor))\b", re.IGNORECASE)
 
 
 __all__ = ["answer_form_only", "asking_part", "asks_advice", "asks_per_cell", "asks_sources", "asks_the_dff", "asks_to_see", "only_a_rate",

@@ -136,7 +136,7 @@ _NOUN = re.compile(r"\b(?:cells?|neurons?|traces?|curves?|events?|transients?|sp
 _ANALYSIS_PARAMETER = re.compile(r"parameter [0-9.e+-]+(?:px|hz|ms|s|um|µm)$")
 
 
-_STRICT_HERE = ("comparison ", "fit ", "test ", "statistic count")
+_STRICT_HERE = ("comparison ", "fit ", "test ", "statistic count", "depth other_depth")
 _TRACE_OUTPUTS = frozenset({"roi_traces", "F", "dff"})
 """Outputs that are a signal per cell: a z-scored or min-max scaled signal is another output than any of them (a baseline
 "min-max style" is the running min of a max filter)."""

@@ -14,6 +14,7 @@ from planexec.action_cards import Card, NotServed, load_cards
 from planexec.actions import Action, producers
 from planexec.coverage_terms import Named, without_purpose
 from planexec.datafiles import shipped
+from planexec.number_words import digits
 from planexec.similarity import Scorer, tokens
 
 if TYPE_CHECKING:
@@ -192,7 +193,7 @@ def argument_problem(clause: str, action: Action) -> str | None:
     """What keeps an action from doing what the clause's numbers ask: more items than its code takes ("the traces of
     all 150 cells" to a figure of 30), or a tool's own check ("30 curves of which 15 are outliers": at most a third
     may be planted); None when nothing does."""
-    counts = [int(n) for n in _COUNTED_ITEMS.findall(clause)]
+    counts = [int(n) for n in _COUNTED_ITEMS.findall(digits(clause))]  # "all one hundred and twenty cells"
     if action.most is not None and counts and max(counts) > action.most:  # "plot the traces of all 150 cells"
         return f"it takes at most {action.most} of them; the clause has {max(counts)}"
     if action.check is None:

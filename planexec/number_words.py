@@ -20,9 +20,31 @@ def _number_word(m: re.Match[str]) -> str:
     return str(20 + 10 * _TENS.index(tens) + (0 if not unit else 1 if unit == "one" else _ONES.index(unit) + 2))
 
 
+_DIGIT_WORDS = "zero one two three four five six seven eight nine".split()
+_DECIMAL = re.compile(r"\b(?:(" + "|".join(_DIGIT_WORDS) + r")\s+)?point((?:\s+(?:" + "|".join(_DIGIT_WORDS) + r"))+)\b",
+                      re.IGNORECASE)
+
+
+def _decimal(m: re.Match[str]) -> str:
+    """'zero point seven' -> '0.7', 'point two five' -> '0.25'."""
+    whole = _DIGIT_WORDS.index(m.group(1).lower()) if m.group(1) else 0
+    return f"{whole}." + "".join(str(_DIGIT_WORDS.index(w.lower())) for w in m.group(2).split())
+
+
+_HUNDRED = re.compile(r"\b(a|one|[2-9])[- ]hundred(?:(?:\s+and)?\s+(\d{1,2})\b)?", re.IGNORECASE)
+
+
+def _hundred(m: re.Match[str]) -> str:
+    """'one hundred and 20' -> '120' (the tens already digits)."""
+    head = m.group(1).lower()
+    times = 1 if head in ("a", "one") else int(head)  # "two" is already "2"
+    return str(100 * times + int(m.group(2) or 0))
+
+
 def digits(text: str) -> str:
-    """`text` with numbers from two to ninety-nine written as words turned into digits."""
-    return _NUMBER_WORD.sub(_number_word, text)
+    """`text` with decimals ("zero point seven") and numbers from two to nine hundred and ninety-nine written as words
+    turned into digits ("one hundred and twenty cells" -> "120 cells")."""
+    return _HUNDRED.sub(_hundred, _NUMBER_WORD.sub(_number_word, _DECIMAL.sub(_decimal, text)))
 
 
 __all__ = ["digits"]

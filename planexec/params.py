@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from planexec.errors import UsageError
+from planexec.number_words import digits
 
 
 @dataclass(frozen=True)
@@ -50,10 +51,10 @@ _NUMBER = r"(\d+(?:\.\d+)?)"
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("diameter", re.compile(rf"(?:cells?|neurons?|somata|soma)\b[^.;,]{{0,30}}?\b{_NUMBER}\s*(?:px|pixels?)\b", re.I)),
     ("diameter", re.compile(rf"\bdiameter\s*(?:of|=|:|is)?\s*(?:about|around|~)?\s*{_NUMBER}\s*(?:px|pixels?)?", re.I)),
-    ("fs", re.compile(rf"{_NUMBER}\s*(?:hz|fps|frames?\s*(?:(?:per|/)\s*|(?:in|each|every) (?:one |a |each )?)s(?:ec(?:ond)?)?)\b",
+    ("fs", re.compile(rf"{_NUMBER}\s*(?:hz|hertz|fps|frames?\s*(?:(?:per|/)\s*|(?:in|each|every) (?:one |a |each )?)s(?:ec(?:ond)?)?)\b",
                       re.I)),  # "10 frames per second", "10 frames in one second"
     ("fs", re.compile(rf"\bframe\s*rate\s*(?:of|=|:|is)?\s*{_NUMBER}", re.I)),
-    ("tau", re.compile(rf"\b(?:tau|decay(?:\s*time)?(?:\s*constant)?)\s*(?:of|=|:|is)?\s*(?:about|around|~)?\s*{_NUMBER}\s*(ms|s)\b", re.I)),
+    ("tau", re.compile(rf"\b(?:tau|decay(?:\s*time)?(?:\s*constant)?)\s*(?:of|=|:|is)?\s*(?:about|around|~)?\s*{_NUMBER}\s*(ms|s|sec(?:ond)?s?|milliseconds?)\b", re.I)),
     ("neuropil_coefficient", re.compile(rf"\bneuropil\s*(?:coefficient|factor|ratio)\s*(?:of|=|:|is)?\s*{_NUMBER}", re.I)),
     ("pixel_size", re.compile(rf"{_NUMBER}\s*(?:µm|um|microns?|micrometres?|micrometers?)\s*(?:per|/)\s*(?:px|pixel)", re.I)),
 )
@@ -124,6 +125,7 @@ def _guess(value: Any) -> Any:
 def from_request(text: str) -> dict[str, float]:
     """Parameters stated in the request, e.g. "cells about 10 px wide, imaged at 30 Hz"."""
     found: dict[str, float] = {}
+    text = digits(text)  # "acquired at ten frames per second", "a decay of zero point seven seconds"
     for key, pattern in _PATTERNS:
         if key in found:
             continue
@@ -131,7 +133,7 @@ def from_request(text: str) -> dict[str, float]:
         if match is None:
             continue
         value = float(match.group(1))
-        if key == "tau" and match.group(2).lower() == "ms":
+        if key == "tau" and match.group(2).lower().startswith("m"):
             value /= 1000.0
         try:
             found[key] = _coerce(key, value)

@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from planexec.actions import CAPABILITY_TOOL
-from planexec.asked import asked_phrase, asks_for_member, names_a_member, unexplained
+from planexec.asked import asked_phrases, asks_for_member, names_a_member, unexplained
 from planexec.errors import LLMError
 from planexec.llm.base import LLM, Message, complete_json
 from planexec.models import PlanStep, Verdict
@@ -133,16 +133,16 @@ def goal_verdict(step: PlanStep, output: ToolOutput, names: dict[str, Any],
     if item and not names_a_member(item, names, [output.summary, *(v for v in names.values() if isinstance(v, str))]):
         return Verdict(False, f'"{step.serves}" asks which {item}; the step\'s results ({", ".join(sorted(names)[:8]) or "none"}) '
                        f"name no {item} and no index", "heuristic")
-    phrase = asked_phrase(step.serves)
     # what the step made and what its action says it computes; not the goal a planner wrote, which a model
     # fills with the request's own words ("compute-the-spectral-entropy" over a literature search), nor what a
     # summary quotes ("3 passages for 'spectral entropy'")
     made = _QUOTED.sub(" ", output.summary)
-    missing = unexplained(phrase, [made, *_names_within(names), _self_description(step, ctx)]) if phrase else []
-    if missing:
-        shown = ", ".join(sorted(names)[:8]) or "none"
-        return Verdict(False, f'"{step.serves}" asks for the {phrase}; this step computes no '
-                       f'{" ".join(missing)} (its results: {shown})', "heuristic")
+    for phrase in asked_phrases(step.serves):
+        missing = unexplained(phrase, [made, *_names_within(names), _self_description(step, ctx)])
+        if missing:
+            shown = ", ".join(sorted(names)[:8]) or "none"
+            return Verdict(False, f'"{step.serves}" asks for the {phrase}; this step computes no '
+                           f'{" ".join(missing)} (its results: {shown})', "heuristic")
     return None
 
 

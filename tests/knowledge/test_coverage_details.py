@@ -374,3 +374,35 @@ def test_what_a_direct_ask_points_back_to_or_narrows_is_asked() -> None:
 
 def test_steps_said_to_be_done_are_no_objects_of_the_ask() -> None:
     assert "neuropil" not in worked_on("the neuropil subtraction and the baselines are done; now the dF/F per cell")
+
+
+@pytest.mark.parametrize(("text", "group", "term"), [
+    ("each frame's shift in micrometres", "measure", "physical_units"),
+    ("register with the very first frame as the template", "scope", "given_reference"),
+    ("and match them to the ROIs from last week's imaging", "scope", "across_sessions"),
+    ("the max image over frames 200–400", "scope", "subset"),
+    ("stacked traces of ROIs 2, 9 and 14 only", "scope", "subset"),
+])
+def test_sets_n_and_o_details_are_named(text: str, group: str, term: str) -> None:
+    assert term in extract_terms(text).groups.get(group, frozenset())
+
+
+def test_sets_n_and_o_and_suites_15_16_what_is_not_a_detail() -> None:
+    from planexec.clause_kinds import refers_back_only, states_parameters
+    from planexec.coverage_terms import without_purpose
+    from planexec.number_words import digits
+    from planexec.params import from_request
+
+    assert "save" not in extract_terms("outline the ROIs on the mean image and save a png").groups.get("action", ())
+    assert "action" not in extract_terms("the correlation as one overall figure").groups
+    assert "classification" not in without_purpose("the number of ROIs after classification")
+    assert digits("all one hundred and twenty cells, decay zero point seven s") == "all 120 cells, decay 0.7 s"
+    assert from_request("the movie was acquired at fifteen frames per second") == {"fs": 15.0}
+    assert states_parameters("The frame rate is twenty hertz and the decay time constant is one point two seconds") == {
+        "fs": 20.0, "tau": 1.2}
+    assert refers_back_only("The table sometimes drifts, so I'd like to rule that out")
+
+
+def test_a_depth_nothing_here_computes_is_refused_by_every_curve_action(minilm) -> None:  # noqa: ANN001
+    for action in ("plot_functional_boxplot", "generate_uncertainty_report", "compute_functional_boxplot_statistics"):
+        assert not decided(minilm, "the functional boxplot of these curves ranked by extremal depth", action).accepted

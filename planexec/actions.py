@@ -190,7 +190,8 @@ def reachable(actions: Sequence[Action], roots: set[str]) -> list[Action]:
 
 
 _CLAUSE_SPLIT = re.compile(
-    r"\s*(;|\bthen\b|\band then\b|\.\s+|\?\s+|\s[-–—]\s|,\s*and\s+|,\s+|\s+and\s+(?=[a-z]+\b))\s*",
+    r"\s*(;|\bthen\b|\band then\b|\.\s+|\?\s+|\s[-–—]\s|,?\s+as well as\s+(?=(?:the|its|their|a|an|how)\b)|"
+    r",\s*and\s+|,\s+|\s+and\s+(?=[a-z]+\b))\s*",
     re.IGNORECASE,
 )
 _HARD = re.compile(r"^(?:;|then|and then|[.?])$", re.IGNORECASE)
@@ -204,19 +205,28 @@ _VERBS = re.compile(
 )
 
 
+_LEAD_VERB = re.compile(r"^(?:please\s+)?(?:tell|give|show|report|list|compute|calculate|measure|get|estimate)(?:\s+(?:me|us))?\s+",
+                        re.IGNORECASE)
+"""The verb a clause asks with, which an "as well as" part after it shares ("tell me X as well as Y")."""
+
+
 def split_clauses(request: str) -> list[str]:
     """Split a request into clauses: always at ';', 'then' and sentence ends; at 'and' or a comma only before a verb."""
     pieces = _CLAUSE_SPLIT.split(request.strip())
     clauses: list[str] = []
-    hard = True
+    hard, also = True, False
     for i, piece in enumerate(pieces):
         if i % 2:  # a separator
             hard = bool(_HARD.match(piece.strip()))
+            also = piece.strip().lower() == "as well as"
             continue
         part = piece.strip(" ,.;")
         if not part:
             continue
-        if clauses and not hard and not _VERBS.match(part):
+        verb = _LEAD_VERB.match(clauses[-1]) if clauses and also else None
+        if verb and not _VERBS.match(part):  # "tell me the displacement as well as the number of cells"
+            clauses.append(f"{verb.group(0)}{part}")
+        elif clauses and not hard and not _VERBS.match(part):
             clauses[-1] = f"{clauses[-1]} and {part}"
         else:
             clauses.append(part)

@@ -63,6 +63,9 @@ def _guess(name: str, spec: dict[str, Any], texts: list[str], ctx: ToolContext) 
         return _path_from(texts, ctx)
     if kinds & {"integer", "number"}:
         for text in texts:
+            share = _CENTRAL_SHARE.search(text) if name == "prob" else None
+            if share:  # "the central region made of the 75% deepest curves": the share of curves inside it
+                return float(share.group(1) or share.group(2)) / 100.0
             value = number_near(words, text)
             if value is not None:
                 return int(value) if "integer" in kinds and value.is_integer() else value
@@ -70,6 +73,10 @@ def _guess(name: str, spec: dict[str, Any], texts: list[str], ctx: ToolContext) 
     if "string" in kinds and name.lower() in _TEXT_ARGS:
         return texts[0] or texts[1]
     return None
+
+
+_CENTRAL_SHARE = re.compile(r"(\d+(?:\.\d+)?)\s*%\s*(?:of the\s+)?(?:most\s+)?(?:deepest|central|innermost)\b|"
+                            r"\bcentral (?:region|band|envelope)\b[^.;%]{0,40}?\b(\d+(?:\.\d+)?)\s*%", re.IGNORECASE)
 
 
 def kinds_of(spec: dict[str, Any]) -> set[str]:

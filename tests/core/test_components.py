@@ -43,6 +43,18 @@ def test_heuristic_inputs_from_goal_request_files_and_planner_args() -> None:
     assert "junk" not in HeuristicInputGenerator().generate(fallback, curves, ctx), "with fallbacks each tool takes its own"
 
 
+def test_the_share_of_curves_in_the_central_region_is_read_as_a_fraction() -> None:
+    """requests_heldout17: "the central region made of the 75% deepest curves instead of 50%" had run with 50 %."""
+    from planexec.tools import default_registry
+
+    stats = default_registry().get("compute_functional_boxplot_statistics")
+    for said in ("build the boxplot with the central region made of the 75% deepest curves instead of 50%",
+                 "a 60 % central region, please", "the central band holding 80% of the members"):
+        step = PlanStep(1, "Compute functional boxplot statistics", (stats.name,), serves=said)
+        guessed = HeuristicInputGenerator().generate(step, stats, ToolContext(request=said))
+        assert guessed["prob"] == pytest.approx(float(said.split("%")[0].split()[-1]) / 100), said
+
+
 def test_a_text_argument_takes_the_clause_the_step_serves_not_its_title() -> None:
     """Offline plans title a step by its action ("Rag retrieval"): the search must look up the clause it serves."""
     ctx = ToolContext(request="Count the cells. What do the papers say about F0?")

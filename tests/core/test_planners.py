@@ -27,6 +27,10 @@ def test_clauses_split_at_separators_and_before_new_verbs() -> None:
     # requests_heldout5: "rank" starts a clause, so the file to load is not taken for the whole request
     assert split_clauses("Load data/curves.npy and rank the curves by band depth") == [
         "Load data/curves.npy", "rank the curves by band depth"]
+    # requests_heldout15: a second quantity asked "as well as" the first is its own clause, with the same verb
+    assert split_clauses("tell me the largest displacement as well as the number of cells") == [
+        "tell me the largest displacement", "tell me the number of cells"]
+    assert split_clauses("plot the boxplot as well as the median curve") == ["plot the boxplot and the median curve"]
 
 
 def test_tokens_use_synonyms_and_stems() -> None:

@@ -188,6 +188,7 @@ _BACKDROP = re.compile(r"\b(?:on top of|on|over|onto|against|in) (?:the|a|its) (
                        r"(?:[\w-]+ )?(?:image|projection|frame|picture)\b", re.IGNORECASE)
 """The image a figure is drawn on ("outline each cell on the mean image") names no result it asks for."""
 _DRAWN = re.compile(r"\bwith (?:the )?[\w -]{0,30}? (?:highlighted|marked|shown|drawn|labell?ed|in (?:red|bold|colou?r))\b", re.IGNORECASE)
+"""What a figure marks ("with the depth-based median highlighted") is drawn, not a result asked for."""
 
 
 def asks_to_see(clause: str, asked: Named) -> bool:

@@ -187,6 +187,7 @@ _RESULT_GROUPS = ("statistic", "measure", "feature", "shape")
 _BACKDROP = re.compile(r"\b(?:on top of|on|over|onto|against|in) (?:the|a|its) (?:mean|average|max\w*|median|time-averaged)[- ]"
                        r"(?:[\w-]+ )?(?:image|projection|frame|picture)\b", re.IGNORECASE)
 """The image a figure is drawn on ("outline each cell on the mean image") names no result it asks for."""
+_PLOT_STATISTICS = re.compile(r"\b(?:box[- ]?plot|fbplot)\s+(?:statistics|stats)\b", re.IGNORECASE)
 _DRAWN = re.compile(r"\bwith (?:the )?[\w -]{0,30}? (?:highlighted|marked|shown|drawn|labell?ed|in (?:red|bold|colou?r))\b", re.IGNORECASE)
 """What a figure marks ("with the depth-based median highlighted") is drawn, not a result asked for."""
 
@@ -194,7 +195,9 @@ _DRAWN = re.compile(r"\bwith (?:the )?[\w -]{0,30}? (?:highlighted|marked|shown|
 def asks_to_see(clause: str, asked: Named) -> bool:
     """ "show me the ROIs on the image" asks for a picture; "show me the mean amplitude" a number, "show me the
     passages" text."""
-    if asked.terms.groups.get("plot"):  # a kind of figure (a boxplot, a heatmap) is a picture whatever else it names
+    # a kind of figure (a boxplot, a heatmap) is a picture whatever else it names, but "functional boxplot statistics"
+    # are the numbers a boxplot is drawn from
+    if asked.terms.groups.get("plot") and not _PLOT_STATISTICS.search(clause):
         return True
     plain = _DRAWN.sub(" ", _BACKDROP.sub(" ", clause))
     groups = extract_terms(plain).groups if plain != clause else asked.terms.groups

@@ -105,13 +105,19 @@ _SPAN = re.compile(r"\b(?:over|across|during|throughout)\s+(?:the\s+)?(?:whole\s
 
 
 # What a clause says its input already went through is not a task it asks: "segment the registered movie".
-_DONE_TO_INPUT = re.compile(r"\bafter (?:the )?(?:classification|segmentation|registration|curation|deconvolution|motion correction)\b|\b[\w /-]{0,60}? (?:are|is|were|was|have been|has been) (?:already )?(?:done|finished|complete|completed|ready)\b|"
-                            r"\b(?:(?:already|previously) )?regist(?:e)?red (?=movie|stack|recording|data|frames)|\balready (?:been )?(?:motion[- ])?(?:corrected|registered|denoised|segmented)\b(?: in an? (?:earlier|previous) (?:run|step))?|\b(?:registere?d|motion[- ]corrected|neuropil[- ](?:corrected|subtracted)|denoised|segmented|detected|deconvolved|classified|"
+_DONE_TO_INPUT = re.compile(r"\bafter (?:the )?(?:classification|segmentation|registration|curation|deconvolution|motion correction)\b|"
+                            # "neuropil correction and the running baseline are done"
+                            r"\b[\w /-]{0,60}? (?:are|is|were|was|have been|has been) (?:already )?(?:done|finished|complete|completed|ready)\b|"
+                            r"\b(?:(?:already|previously) )?regist(?:e)?red (?=movie|stack|recording|data|frames)|"
+                            r"\balready (?:been )?(?:motion[- ])?(?:corrected|registered|denoised|segmented)\b(?: in an? (?:earlier|previous) (?:run|step))?|"
+                            r"\b(?:registere?d|motion[- ]corrected|neuropil[- ](?:corrected|subtracted)|denoised|segmented|detected|deconvolved|classified|"
                             r"extracted)\s+(?=(?:\w+\s+)?(?:movie|recording|stack|video|frames?|images?|data|cells|rois?|"
                             r"traces?|events|masks|neurons)\b)", re.IGNORECASE)
 
 
-_OCCASION = re.compile(r"\b(?:as a backdrop )?for (?:the |my |our )?(?:figs|figures|slides)\b|\b(?:it|this|that)['’]?s (?:the|an?|our|my) (?:[\w-]+ ){0,2}(?:panel|figure)\b(?: for (?:the|a|our|my) [\w-]+)?|\bfor (?:the|my|our|a|an) (?:[\w-]+ ){0,3}(?:paper|lab meeting|meeting|talk|poster|thesis|report|grant|"
+_OCCASION = re.compile(r"\b(?:as a backdrop )?for (?:the |my |our )?(?:figs|figures|slides)\b|"
+                       r"\b(?:it|this|that)['’]?s (?:the|an?|our|my) (?:[\w-]+ ){0,2}(?:panel|figure)\b(?: for (?:the|a|our|my) [\w-]+)?|"
+                       r"\bfor (?:the|my|our|a|an) (?:[\w-]+ ){0,3}(?:paper|lab meeting|meeting|talk|poster|thesis|report|grant|"
                        r"manuscript|presentation|slides?|supplement\w*|figure(?: panels?)?|panel|dashboard|review\w*|overlay|network analysis|"
                        r"(?:teaching|training|lab|tutorial) session|lecture|class|course|tutorial|workshop|journal club|"
                        r"(?:methods|results) (?:section|chapter))\b"

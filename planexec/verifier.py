@@ -136,9 +136,9 @@ def goal_verdict(step: PlanStep, output: ToolOutput, names: dict[str, Any],
     # what the step made and what its action says it computes; not the goal a planner wrote, which a model
     # fills with the request's own words ("compute-the-spectral-entropy" over a literature search), nor what a
     # summary quotes ("3 passages for 'spectral entropy'")
-    made = _QUOTED.sub(" ", output.summary)
+    said = [_QUOTED.sub(" ", output.summary), *_names_within(names), _self_description(step, ctx)]
     for phrase in asked_phrases(step.serves):
-        missing = unexplained(phrase, [made, *_names_within(names), _self_description(step, ctx)])
+        missing = unexplained(phrase, said)
         if missing:
             shown = ", ".join(sorted(names)[:8]) or "none"
             return Verdict(False, f'"{step.serves}" asks for the {phrase}; this step computes no '

@@ -14,118 +14,7 @@ from planexec.knowledge.reuse import extract_terms
 from .judging import decided
 
 
-def test_sets_h_and_i_what_is_not_a_detail() -> None:
-    from planexec.coverage_terms import split_negated
-
-    assert "fit" not in extract_terms("spikes from a single-exponential decay model").groups
-    assert "fit" not in extract_terms("simulate thirty ramps that look like straight lines going up").groups
-    assert "measure" not in extract_terms("the boxplot's whiskers and envelope").groups
-    assert "action" not in extract_terms("the label image was drawn by hand in Fiji").groups
-    assert extract_terms("save it as a figure").groups["action"] == {"plot"}
-    assert set_parameters("events above 4 σ") == [("k", 4.0)]
-    assert set_parameters("keep at least 12 frames between consecutive events") == [("min gap", 12.0)]
-    said, denied = split_negated("I'd rather have the median image than the plain average, please")
-    assert "median" in said and "average" in denied
-    assert extract_terms(split_negated("F minus F0, without dividing by the baseline")[1]).groups["normalization"] == {"divide"}
-
-
-@pytest.mark.parametrize(("clause", "action"), [
-    ("a trace for each cell where pixels count by their footprint weight", "extract_traces"),
-    ("subtract F0 from each trace but do not divide by it", "compute_dff"),
-    ("denoise the movie along time only, keep each frame sharp", "denoise_movie"),
-    ("register this movie onto the reference frame in day3_template.tif", "register_motion"),
-])
-def test_sets_h_and_i_refused_for_the_one_detail(minilm, clause: str, action: str) -> None:  # noqa: ANN001
-    assert not decided(minilm, clause, action).accepted
-
-
-@pytest.mark.parametrize(("clause", "action"), [
-    ("infer when each cell spiked, modelling every transient as a single-exponential decay", "deconvolve_events"),
-    ("transients above 3.5 σ of the noise with a prominence of 3 σ, please", "detect_events"),
-    ("I need a picture of the detected cells: outline them on the mean image and number each", "plot_cells"),
-])
-def test_sets_h_and_i_served(minilm, clause: str, action: str) -> None:  # noqa: ANN001
-    assert decided(minilm, clause, action).accepted
-
-
-def test_sets_j_and_k_what_is_not_a_detail() -> None:
-    from planexec.coverage_terms import without_purpose
-
-    assert "motion corrected" not in without_purpose("the stack was already motion corrected in an earlier run; average it")
-    assert "fit" not in extract_terms("fit a slow baseline under each trace").groups
-    assert "statistic" not in extract_terms("how many frames from the start of a transient to its peak").groups
-    assert "action" not in extract_terms("a short summary for the figure caption").groups
-    assert "action" not in extract_terms("a map that helps with manual ROI drawing").groups
-    assert "measure" not in extract_terms("describe the median's behaviour over time").groups
-    assert worked_on("sum the spikes column of counts.csv") == {"table"}
-    assert "image" not in worked_on("boxplot of the curves, as an image file for my slides")
-    assert set_parameters("peaks at least twelve frames between events") == [("min gap", 12.0)]
-    assert set_parameters("a running minimum over a ninety-second window") == [("window", 90.0)]
-    assert each_frame("the change relative to baseline for each neuron at each time point")
-
-
-
-def test_sets_l_and_m_what_is_not_a_detail() -> None:
-    from planexec.coverage_terms import split_negated, without_purpose
-
-    assert "comparison" not in extract_terms("how far did the field drift, at most?").groups
-    assert "comparison" not in extract_terms("the traces stacked one above other").groups
-    assert "fit" not in extract_terms("a summary for the weather-forecast report").groups
-    assert split_negated("peaks in the dF/F, without going through any deconvolution")[1].strip() == "deconvolution"
-    assert split_negated("real spike inference, not just peak finding")[1] == ""
-    assert "activity" not in without_purpose("Draw blobs on the mean image. The activity-based route can wait.")
-    assert ("windows", 20.0) in set_parameters("a 10th-percentile F0 in sliding twenty-second windows")
-
-
-def test_requests_heldout14_details(minilm) -> None:  # noqa: ANN001
-    from planexec.clause_kinds import says_what_for
-
-    # a projection of the movie is not served by a step that makes none (the denoised movie is no image of it)
-    assert not decided(minilm, "a standard-deviation projection of the stack, to see which pixels vary most",
-                       "denoise_movie").accepted
-    assert says_what_for("Accounts need the total before Friday's meeting")
-    assert not says_what_for("Accounts need the figure as a bar chart")
-    assert "paper" not in worked_on("they keep quoting the mean; I want the median revenue")
-
-
-def test_what_a_direct_ask_points_back_to_or_narrows_is_asked() -> None:
-    from planexec.clause_kinds import asking_part
-
-    pointed = "My PI wants decay times from 10% to 50% of the peak. Can you measure that for each event?"
-    assert asking_part(pointed) == pointed
-    narrowed = "Please make a max projection of this stack. Only the last 200 frames, though."
-    assert asking_part(narrowed) == narrowed
-    told = "Our rig runs at 30 Hz and the mice were awake. Could you count the cells?"
-    assert asking_part(told) == "Could you count the cells?"
-
-
-def test_steps_said_to_be_done_are_no_objects_of_the_ask() -> None:
-    assert "neuropil" not in worked_on("the neuropil subtraction and the baselines are done; now the dF/F per cell")
-
-
-def test_sets_n_and_o_and_suites_15_16_what_is_not_a_detail() -> None:
-    from planexec.clause_kinds import refers_back_only, states_parameters
-    from planexec.coverage_terms import without_purpose
-    from planexec.number_words import digits
-    from planexec.params import from_request
-
-    assert "save" not in extract_terms("outline the ROIs on the mean image and save a png").groups.get("action", ())
-    assert "action" not in extract_terms("the correlation as one overall figure").groups
-    assert "classification" not in without_purpose("the number of ROIs after classification")
-    assert digits("all one hundred and twenty cells, decay zero point seven s") == "all 120 cells, decay 0.7 s"
-    assert from_request("the movie was acquired at fifteen frames per second") == {"fs": 15.0}
-    assert states_parameters("The frame rate is twenty hertz and the decay time constant is one point two seconds") == {
-        "fs": 20.0, "tau": 1.2}
-    assert refers_back_only("The table sometimes drifts, so I'd like to rule that out")
-
-
-def test_a_depth_nothing_here_computes_is_refused_by_every_curve_action(minilm) -> None:  # noqa: ANN001
-    for action in ("plot_functional_boxplot", "generate_uncertainty_report", "compute_functional_boxplot_statistics"):
-        assert not decided(minilm, "the functional boxplot of these curves ranked by extremal depth", action).accepted
-
-
 @pytest.mark.parametrize(("text", "group", "term"), [
-    # sets H and I
     ("segment the somata from the structural red channel", "scope", "other_channel"),
     ("how many neurons per mm² are in this field", "measure", "physical_units"),
     ("the cell density of the FOV", "measure", "physical_units"),
@@ -357,6 +246,7 @@ def test_requests_heldout13_details(minilm) -> None:  # noqa: ANN001
 
 
 @pytest.mark.parametrize(("text", "group", "term"), [
+    # sets H and I
     ("smooth the stack purely temporally, leave space alone", "scope", "one_axis"),
     ("a trace per ROI with each pixel weighted by its mask weight", "scope", "weighted_pixels"),
     ("align every frame to the template from session1_ref.tif", "scope", "given_reference"),
@@ -393,3 +283,112 @@ def test_requests_heldout13_details(minilm) -> None:  # noqa: ANN001
 def test_the_evening_rounds_details_are_named(text: str, group: str, term: str) -> None:
     """Details from sets H-O that no action here does, each in our own words."""
     assert term in extract_terms(text).groups.get(group, frozenset())
+
+
+def test_sets_h_and_i_what_is_not_a_detail() -> None:
+    from planexec.coverage_terms import split_negated
+
+    assert "fit" not in extract_terms("spikes from a single-exponential decay model").groups
+    assert "fit" not in extract_terms("simulate thirty ramps that look like straight lines going up").groups
+    assert "measure" not in extract_terms("the boxplot's whiskers and envelope").groups
+    assert "action" not in extract_terms("the label image was drawn by hand in Fiji").groups
+    assert extract_terms("save it as a figure").groups["action"] == {"plot"}
+    assert set_parameters("events above 4 σ") == [("k", 4.0)]
+    assert set_parameters("keep at least 12 frames between consecutive events") == [("min gap", 12.0)]
+    said, denied = split_negated("I'd rather have the median image than the plain average, please")
+    assert "median" in said and "average" in denied
+    assert extract_terms(split_negated("F minus F0, without dividing by the baseline")[1]).groups["normalization"] == {"divide"}
+
+
+@pytest.mark.parametrize(("clause", "action"), [
+    ("a trace for each cell where pixels count by their footprint weight", "extract_traces"),
+    ("subtract F0 from each trace but do not divide by it", "compute_dff"),
+    ("denoise the movie along time only, keep each frame sharp", "denoise_movie"),
+    ("register this movie onto the reference frame in day3_template.tif", "register_motion"),
+])
+def test_sets_h_and_i_refused_for_the_one_detail(minilm, clause: str, action: str) -> None:  # noqa: ANN001
+    assert not decided(minilm, clause, action).accepted
+
+
+@pytest.mark.parametrize(("clause", "action"), [
+    ("infer when each cell spiked, modelling every transient as a single-exponential decay", "deconvolve_events"),
+    ("transients above 3.5 σ of the noise with a prominence of 3 σ, please", "detect_events"),
+    ("I need a picture of the detected cells: outline them on the mean image and number each", "plot_cells"),
+])
+def test_sets_h_and_i_served(minilm, clause: str, action: str) -> None:  # noqa: ANN001
+    assert decided(minilm, clause, action).accepted
+
+
+def test_sets_j_and_k_what_is_not_a_detail() -> None:
+    from planexec.coverage_terms import without_purpose
+
+    assert "motion corrected" not in without_purpose("the stack was already motion corrected in an earlier run; average it")
+    assert "fit" not in extract_terms("fit a slow baseline under each trace").groups
+    assert "statistic" not in extract_terms("how many frames from the start of a transient to its peak").groups
+    assert "action" not in extract_terms("a short summary for the figure caption").groups
+    assert "action" not in extract_terms("a map that helps with manual ROI drawing").groups
+    assert "measure" not in extract_terms("describe the median's behaviour over time").groups
+    assert worked_on("sum the spikes column of counts.csv") == {"table"}
+    assert "image" not in worked_on("boxplot of the curves, as an image file for my slides")
+    assert set_parameters("peaks at least twelve frames between events") == [("min gap", 12.0)]
+    assert set_parameters("a running minimum over a ninety-second window") == [("window", 90.0)]
+    assert each_frame("the change relative to baseline for each neuron at each time point")
+
+
+def test_sets_l_and_m_what_is_not_a_detail() -> None:
+    from planexec.coverage_terms import split_negated, without_purpose
+
+    assert "comparison" not in extract_terms("how far did the field drift, at most?").groups
+    assert "comparison" not in extract_terms("the traces stacked one above other").groups
+    assert "fit" not in extract_terms("a summary for the weather-forecast report").groups
+    assert split_negated("peaks in the dF/F, without going through any deconvolution")[1].strip() == "deconvolution"
+    assert split_negated("real spike inference, not just peak finding")[1] == ""
+    assert "activity" not in without_purpose("Draw blobs on the mean image. The activity-based route can wait.")
+    assert ("windows", 20.0) in set_parameters("a 10th-percentile F0 in sliding twenty-second windows")
+
+
+def test_requests_heldout14_details(minilm) -> None:  # noqa: ANN001
+    from planexec.clause_kinds import says_what_for
+
+    # a projection of the movie is not served by a step that makes none (the denoised movie is no image of it)
+    assert not decided(minilm, "a standard-deviation projection of the stack, to see which pixels vary most",
+                       "denoise_movie").accepted
+    assert says_what_for("Accounts need the total before Friday's meeting")
+    assert not says_what_for("Accounts need the figure as a bar chart")
+    assert "paper" not in worked_on("they keep quoting the mean; I want the median revenue")
+
+
+def test_what_a_direct_ask_points_back_to_or_narrows_is_asked() -> None:
+    from planexec.clause_kinds import asking_part
+
+    pointed = "My PI wants decay times from 10% to 50% of the peak. Can you measure that for each event?"
+    assert asking_part(pointed) == pointed
+    narrowed = "Please make a max projection of this stack. Only the last 200 frames, though."
+    assert asking_part(narrowed) == narrowed
+    told = "Our rig runs at 30 Hz and the mice were awake. Could you count the cells?"
+    assert asking_part(told) == "Could you count the cells?"
+
+
+def test_steps_said_to_be_done_are_no_objects_of_the_ask() -> None:
+    assert "neuropil" not in worked_on("the neuropil subtraction and the baselines are done; now the dF/F per cell")
+
+
+def test_sets_n_and_o_and_suites_15_16_what_is_not_a_detail() -> None:
+    from planexec.clause_kinds import refers_back_only, states_parameters
+    from planexec.coverage_terms import without_purpose
+    from planexec.number_words import digits
+    from planexec.params import from_request
+
+    assert "save" not in extract_terms("outline the ROIs on the mean image and save a png").groups.get("action", ())
+    assert "action" not in extract_terms("the correlation as one overall figure").groups
+    assert "classification" not in without_purpose("the number of ROIs after classification")
+    assert digits("all one hundred and twenty cells, decay zero point seven s") == "all 120 cells, decay 0.7 s"
+    assert from_request("the movie was acquired at fifteen frames per second") == {"fs": 15.0}
+    assert states_parameters("The frame rate is twenty hertz and the decay time constant is one point two seconds") == {
+        "fs": 20.0, "tau": 1.2}
+    assert refers_back_only("The table sometimes drifts, so I'd like to rule that out")
+
+
+def test_a_depth_nothing_here_computes_is_refused_by_every_curve_action(minilm) -> None:  # noqa: ANN001
+    for action in ("plot_functional_boxplot", "generate_uncertainty_report", "compute_functional_boxplot_statistics"):
+        assert not decided(minilm, "the functional boxplot of these curves ranked by extremal depth", action).accepted

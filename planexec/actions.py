@@ -218,7 +218,7 @@ def split_clauses(request: str) -> list[str]:
     for i, piece in enumerate(pieces):
         if i % 2:  # a separator
             hard = bool(_HARD.match(piece.strip()))
-            also = piece.strip().lower() == "as well as"
+            also = piece.strip(" ,").lower() == "as well as"
             continue
         part = piece.strip(" ,.;")
         if not part:

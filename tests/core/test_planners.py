@@ -30,6 +30,7 @@ def test_clauses_split_at_separators_and_before_new_verbs() -> None:
     # requests_heldout15: a second quantity asked "as well as" the first is its own clause, with the same verb
     assert split_clauses("tell me the largest displacement as well as the number of cells") == [
         "tell me the largest displacement", "tell me the number of cells"]
+    assert split_clauses("give me the mean revenue, as well as the median") == ["give me the mean revenue", "give me the median"]
     assert split_clauses("plot the boxplot as well as the median curve") == ["plot the boxplot and the median curve"]
 
 

@@ -187,10 +187,12 @@ DEVELOPMENT = {
     "M": "hard e-mail pairs written blind on 2026-11-27 by a thirty-eighth helper, held out until read once (17c185f); now development",
     "N": "chat and notebook pairs written blind on 2026-11-27 by a forty-first helper, held out until read once (4e22b2c); now development",
     "O": "hard e-mail pairs written blind on 2026-11-27 by a forty-second helper, held out until read once (4e22b2c); now development",
+    "P": "mixed-voice pairs written blind on 2026-11-27 by a forty-fourth helper, held out until read once (f0ff886); now development",
+    "Q": "hard e-mail pairs written blind on 2026-11-27 by a forty-fifth helper, held out until read once (f0ff886); now development",
 }
 """The development sets beside set a: their errors may be printed (--errors)."""
 
-HELD_OUT = "PQ"
+HELD_OUT = "RS"
 """The held-out sets: their figures are printed without --dev-only, their errors never."""
 
 DEV_SETS = LABELLED_SETS

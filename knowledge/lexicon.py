@@ -90,7 +90,8 @@ LEXICON: list[tuple[str, str, str]] = [
                               r"(?:fall\w*|drop\w*|com\w* (?:back )?down|return\w*) (?:back )?to half(?: (?:of )?(?:its|the|their))?"
                               r"(?: [\w-]+['’]s)?(?: (?:amplitude|maximum|height|peak|value))?"),
     ("feature", "amplitude", r"(?<!half )(?<!half-)(?<!half its )(?<!half the )(?<!half their )amplitudes?"),
-    ("feature", "duration", r"durations?|fwhm|half[- ]width|width at half|how long (?:does|do|did) (?:\w+ ){1,3}last"),
+    ("feature", "duration", r"durations?|fwhm|half[- ]width|width at half|how long (?:does|do|did) (?:\w+ ){1,3}last|"
+                            r"how long (?:it|they|each (?:one|event|transient|peak)) (?:lasted|lasts|last)\b|\btime spent above\b"),
     ("feature", "frequency", r"frequenc\w*|event rates?|firing rates?|events per (?:minute|second)|how often"),
     ("feature", "interval", r"inter[- ]?(?:event|spike|transient)[- ]intervals?|\bisis?\b"),
     ("correlation", "pearson", r"pearson"),
@@ -165,7 +166,7 @@ LEXICON: list[tuple[str, str, str]] = [
                              r"\bbetween (?:the |all |two )?(?:cells|neurons|rois|columns|curves|traces|recordings|movies)\b"),
     ("relation", "versus", r"\bbetween (?:each|every|the) \w+ and (?:its|their|the)\b"),
     # a part of the data or a split of it no action takes: "only the first 100 frames", "each trial separately"
-    ("scope", "subset", r"\b(?:only|just) (?:the |a |for )?(?:first|last|middle|odd|even|top|bottom|brightest|dimmest)\b|"
+    ("scope", "subset", r"\b(?:only|just) (?:from |of |in |on )?(?:the |a |for )?(?:first|last|middle|odd|even|top|bottom|brightest|dimmest)\b|"
                         r"\b(?:first|last|initial|final) (?:\d+|few|ten|twenty|fifty|hundred) ?(?:\w+ )?(?:frames?|seconds?|points?|steps?|values?|"
                         r"minutes?|cells?|rois?|neurons?|curves?|rows?|samples?|trials?)\b|\bframes? \d+ ?(?:-|–|—|to|through) ?\d+\b|"
                         r"\b(?:cells?|rois?|neurons?) \d+(?:, ?\d+)*,? (?:and|&) \d+ only\b|"
@@ -229,14 +230,20 @@ LEXICON: list[tuple[str, str, str]] = [
     ("scope", "negative_events", r"\bdips?\b|\bdrops? in (?:the )?(?:fluorescence|signal)\b|\bnegative[- ]going\b|"
                                  r"\bdownward (?:dips?|deflections?|events?|transients?)\b"),
     # what kind of outlier is planted, or the grid the curves are sampled on: the generator chooses both itself
-    ("scope", "outlier_kind", r"\bphase[- ]shift\w*|\bpure (?:vertical |magnitude )?shifts?\b|\bonly (?:vertical|magnitude) shifts?\b|\bvertical(?:ly)? shift\w*|"
+    ("scope", "outlier_kind", r"\b(?:only|just) (?:[\w-]+ ){0,2}?(?:bump|spike|peak|shape|shifted|magnitude|amplitude|phase|isolated|persistent)"
+                              r"[- ]?(?:type |like |kind )?outliers\b|\bno (?:shifted|reshaped|magnitude|shape|phase) (?:ones|outliers)\b|"
+                              r"\bphase[- ]shift\w*|\bpure (?:vertical |magnitude )?shifts?\b|\bonly (?:vertical|magnitude) shifts?\b|\bvertical(?:ly)? shift\w*|"
                               r"\b(?:irregular|non-?uniform|uneven)(?:ly)?,? (?:non-?uniform )?(?:time )?(?:grid|sampl\w*|spac\w*)"),
     # following the same cells across sessions or days: every action here works on one recording
     ("scope", "across_sessions", r"\bmatch (?:them|the cells|the rois|the neurons) (?:to|with) (?:the )?(?:rois|cells|neurons) (?:from|of) (?:last|yesterday|another|the previous|previous|an earlier)\b|\bsame (?:id|ids|label|labels|index|number) in both\b|\b(?:track|match|follow)\w* (?:the )?(?:same )?"
                                  r"(?:single )?(?:cells|neurons|rois) across\b|\bin both (?:recordings|sessions|movies)\b"),
     # the x values given in the file: the readers here number the samples
-    ("scope", "x_values", r"\b(?:use|treat|take) (?:it|that|this|the first column|column \d) as (?:the )?(?:x|time)[- ]?"
-                          r"(?:axis|values|coordinates)\b"),
+    ("scope", "x_values", r"\b(?:use|treat|take) (?:it|that|this|the first column|that column|this column|column \d) as (?:the )?(?:x|time)[- ]?"
+                          r"(?:axis|values|coordinates|grid)\b|\b(?:first|1st|leftmost) column (?:is|holds|contains|gives) (?:the )?(?:time|x)[- ]?"
+                          r"(?:axis|values|coordinates|grid|stamps)?\b"),
+    # every ROI the segmentation found, before the classification: the count here is of the ROIs labelled cells
+    ("scope", "unfiltered", r"\bbefore (?:any |the )?(?:[\w/-]+ )?(?:filtering|curation|classification|rejection)\b|"
+                            r"\b(?:unfiltered|uncurated) (?:rois?|candidates?)\b|\bhow many candidates?\b"),
     # a vector format: the figures here are PNG files
     ("scope", "vector_format", r"\b(?:as|in|to) (?:an? )?(?:svg|pdf|eps)\b|\bvector (?:files?|formats?|graphics?|images?)\b"),
     # pixels weighted by how much they belong to the cell (suite2p's lam): the plain trace extractor averages them
@@ -267,6 +274,19 @@ LEXICON: list[tuple[str, str, str]] = [
                                r"\bscale ?bars?\b"),
     # rise levels other than the kinetics' 10-90 %
     ("scope", "rise_levels", r"\b(?:20|25|30) ?%? ?(?:-|–|to|until) ?(?:70|75|80) ?%|\b(?:20|25|30) ?(?:-|–) ?(?:70|75|80)\b(?! ?(?:hz|frames?|px|ms|min\w*|pixels?|µm|s\b|sec\w*|points?|samples?))"),
+    # correlation with the four direct neighbours: the correlation image uses all eight
+    ("scope", "four_neighbours", r"\b(?:four|4)[- ](?:connected|connectivity|neighbou?r\w*)|\b(?:four|4) (?:direct|nearest|adjacent) neighbou?rs\b|"
+                                 r"\bn/s/e/w\b|\bup, down, left,? (?:and )?right\b|\b(?:not|without|excluding|no) (?:the )?diagonals?\b"),
+    # a neuropil ring with no gap to the cell: the ring here keeps 2 px away from every cell
+    ("scope", "no_gap", r"\btouching the (?:roi|cell|soma)['’]?s? (?:edge|border|boundary|outline)\b|\bgap of (?:0|zero)\b|\bdirectly (?:adjacent|next) to the (?:roi|cell|soma)\b"),
+    # frames taken out of the movie: every action here keeps all frames
+    ("scope", "drop_frames", r"\b(?:delet|drop|remov|discard|cut|throw\w* out|excis)\w* (?:the |any |all |those )?(?:(?:flagged|bad|corrupted|blurry|outlier|"
+                             r"unstable|noisy|motion[- ]corrupted) ){0,3}frames\b|\bshorter (?:stack|movie)\b"),
+    # a classifier trained anew: the classification here uses its fixed rule
+    ("fit", "train", r"\bre-?train\w*\b|\btrain (?:a|the|our|my|your) (?:new )?(?:[\w/-]+ )?(?:classifier|model)\b|"
+                     r"\bfit (?:a|the) (?:new )?(?:[\w/-]+ )?classifier\b"),
+    # pointwise quantiles of an ensemble: the statistics here rank whole curves by depth
+    ("scope", "pointwise_quantiles", r"\bpoint-?wise (?:median|quantiles?|percentiles?|envelope)\b|\bquantile (?:envelope|band)s?\b"),
     ("scope", "axial", r"\baxial\b|\bz[- ]?(?:motion|drift|shifts?|movement)\b|\(z\)"),
     ("scope", "split", r"(?<!\brow )(?<!\brows )(?<!\bline )\b(?:per|each|every|for each|within each|by|across) (?:[\w-]+ )?(?:trials?|quadrants?|layers?|epochs?|"
                        r"blocks?|stimul\w*|planes?|halves|sweeps?|repeats?|z[- ]?planes?)\b|\bseparately\b|\bside[- ]by[- ]side\b|"
@@ -299,7 +319,7 @@ LEXICON: list[tuple[str, str, str]] = [
     ("task", "cluster", r"(?<!\bin )\bcluster\w*"),  # "touching in clusters" describes the cells
     ("task", "register", r"\bregist\w*|motion correct\w*"),
     # sorting cells by type is not telling cells from non-cells: a type names what a classifier must know
-    ("measure", "cell_type", r"excitatory|inhibitory|cell[- ]types?"),
+    ("measure", "cell_type", r"excitatory|inhibitory|cell[- ]types?|\be (?:vs\.?|versus) i\b|\be/i\b"),
     # training a classifier anew: the classifier here is fixed, it learns nothing from a user's labels
     ("task", "train", r"\b(?:train|retrain)\w* (?:a |an |the |my |our |new |own )*(?:\w+ )?(?:classifier|model|network)s?\b|"
                        r"\blearn\w* (?:the |a )?(?:decision|rule|classifier|boundary|criteria)\b"),
@@ -337,7 +357,7 @@ LEXICON: list[tuple[str, str, str]] = [
     ("statistic", "sum", r"\bsum\b|\btotal\b(?! (?:\w+ )?(?:number|count))"),
     ("statistic", "mode", r"\bmode\b"),
     # "how many frames does it take to fall to half" asks a duration, not a count; "which ROIs count as cells" a label
-    ("statistic", "count", r"\bcount\w*\b(?! as\b)|number of|how many(?! (?:frames|seconds|ms|milliseconds|minutes) (?:(?:does|do|did|will) (?:[\w-]+ ){0,6}?take|from|between|until)\b)|"
+    ("statistic", "count", r"\bcount\w*\b(?! as\b)(?! in (?:frames?|seconds?|ms|milliseconds|samples?|time ?points?)\b)|number of|how many(?! (?:frames|seconds|ms|milliseconds|minutes) (?:(?:does|do|did|will) (?:[\w-]+ ){0,6}?take|from|between|until)\b)|"
                            r"\btall(?:y|ies)\b"),
     ("feature", "onset", r"\bonset (?:frames?|times?)\b|\bwhere (?:the|its|each) rise (?:starts|begins)\b|\b(?:begins|starts) to rise\b"),
     ("measure", "bleaching_rate", r"\bbleach\w* (?:rates?|constants?|time constants?|speed)\b|"
@@ -358,7 +378,7 @@ LEXICON: list[tuple[str, str, str]] = [
                             r"\bpupil\w*|\blick\w*|\breward\w*|\bwhisk(?!ers?\b)\w*|\bwhiskers? (?:deflect|stim|pad|touch|mov|puff|contact)\w*|\bair[- ]?puffs?\b|\bodou?rs?\b|\bfoot ?shocks?\b|\bwild[- ]type\b|\bknock[- ]?outs?\b|"
                             r"\bwhile (?:the )?(?:animal|mouse|mice|subject|fly|fish)\b|\brunning[- ]wheel\b|\bwheel speed\b"),
     ("measure", "correlation", r"\bcorrelations?\b|\bcorrelat(?:e|es|ed|ing)\b|\bcross[- ]?correlat\w*|\bcorr\b"),
-    ("measure", "distance", r"\bdistances?\b|\bhow far\b|\bnearest[- ]neighbou?r"),
+    ("measure", "distance", r"\bdistances?\b|\bhow far\b(?! (?:it|they|each \w+|the \w+) (?:rose|rises|rise|climbs?|climbed|fell|falls|drops?|dropped|went|goes)\b)|\bnearest[- ]neighbou?r"),
 ]
 # Groups naming what a step must do (plot, save, detect...), a quantity it must compute
 # (skewness, SNR...), the object it works on (the mean trace) or the kind of figure (heatmap):

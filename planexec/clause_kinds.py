@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from planexec.coverage_terms import Named
 
 _ASKS_DFF = re.compile(r"^\s*(?:the\s+|a\s+|my\s+)?dff\b|"
+                       r"\bwhat(?:['’]s| is| are| was)\s+(?:the\s+|their\s+|its\s+|(?:each|every|the)\s+(?:cell|neuron|roi)['’]s\s+)?dff\b|"
                        r"(?<!\bwe )(?<!\bi )(?<!\bthey )(?<!\bbefore )(?<!\bafter )"  # "before we compute dF/F": a later step
                        r"\b(?:comput\w*|calculat\w*|get|give|make|produce|derive|normali[sz]\w*(?: \w+){0,3} (?:to|into|as)|"
                        r"convert\w*(?: \w+){0,3} (?:to|into)|express\w*(?: \w+){0,3} as)\s+(?:the\s+|a\s+|my\s+)?dff\b",
@@ -134,10 +135,14 @@ _INSTRUCTION = re.compile(r"\s*(?:\w+ly\s+)?(?:watershed|threshold|smooth|denois
 """A sentence that opens with a task verb is an instruction ("Watershed the mean image.")."""
 
 
-_RESTRICTS = re.compile(r"^\s*(?:but |and )?(?:only|just|except|excluding)\b", re.IGNORECASE)
-"""A sentence that narrows the ask ("Only frames 500 to 1500 though") is part of it."""
-_DOES_THAT = re.compile(r"\b(?:compute|calculate|measure|do|make|run|give me|get)\s+(?:that|this|it|those|them)"
-                        r"(?=\s*(?:[?.!,;]|$)|\s+(?:for|with|on|in|per|please|too|again|as|and|now|by|at|across|over|from)\b)",
+_RESTRICTS = re.compile(r"^\s*(?:but |and )?(?:only|just|except|excluding|note that|keep in mind|bear in mind|be aware)\b", re.IGNORECASE)
+"""A sentence that narrows the ask ("Only frames 500 to 1500 though", "Note that its first column is time") is part of it."""
+_DOES_THAT = re.compile(r"\b(?:compute|calculate|measure|do|make|run|give me|get)\s+(?:that|this|it|those|them|these|both)"
+                        r"(?:\s+(?:two|three|both|values|numbers))?"
+                        r"(?=\s*(?:[?.!,;]|$)|\s+(?:for|with|on|in|per|please|too|again|as|and|now|by|at|across|over|from)\b)|"
+                        # "Could you produce that cells-by-frames matrix?": the thing the sentence before described
+                        r"\b(?:produce|compute|calculate|make|give me|get|create|build|generate)\s+(?:that|this|those|these)\s+"
+                        r"(?:[\w-]+\s+)?(?:matrix|matrices|array|table|number|value|measure|quantity|map|image|figure|plot)\b",
                         re.IGNORECASE)
 """A direct ask that points back ("Could you compute that ...") asks what the sentence before it described."""
 

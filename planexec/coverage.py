@@ -127,7 +127,8 @@ _INPUT_ONLY = re.compile(
 
 
 _ROI = re.compile(r"\bROIs?\b|\bregions? of interest\b", re.IGNORECASE)
-_TIME_COURSE = re.compile(r"\btime[- ]?courses?\b", re.IGNORECASE)
+_TIME_COURSE = re.compile(r"\btime[- ]?courses?\b|\b(?:cells?|neurons?|rois?)[- ](?:by|x|×)[- ](?:frames?|time(?:[- ]?points?)?)(?: matrix)?",
+                          re.IGNORECASE)
 _REFERS_BACK = re.compile(r"\b(?:them|their|they|it|its|these|those|there|each one)\b", re.IGNORECASE)
 _NOUN = re.compile(r"\b(?:cells?|neurons?|traces?|curves?|events?|transients?|spikes?|images?|frames?|movies?|"
                    r"columns?|rows?|tables?|field of view|fov)\b", re.IGNORECASE)
@@ -137,6 +138,10 @@ _ANALYSIS_PARAMETER = re.compile(r"parameter [0-9.e+-]+(?:px|hz|ms|s|um|µm)$")
 
 
 _STRICT_HERE = ("comparison ", "fit ", "test ", "statistic count", "depth other_depth")
+_ONE_IMAGE = re.compile(r"\b(?:image|picture|projection|map|reference|snapshot)s?\b", re.IGNORECASE)
+"""A clause that names the one image it wants ("every frame averaged into one picture") asks no value per frame."""
+_ABOUT_PAPERS = ("write_text", "citation_search")
+"""Tasks done to papers themselves (writing one, finding who cites it): no literature search does them."""
 _TRACE_OUTPUTS = frozenset({"roi_traces", "F", "dff"})
 """Outputs that are a signal per cell: a z-scored or min-max scaled signal is another output than any of them (a baseline
 "min-max style" is the running min of a max filter)."""
@@ -215,7 +220,8 @@ class Judge:
         out = [self._decide(asked, a, best.get(a.name, 0.0), sees, unknown, up.get(a.name, frozenset()),
                             missed.get(a.name), [w for w in (words if source.get(a.name, text) == text else
                                                              _content_words(source[a.name])) if w not in action_words(a)],
-                            foreign, given, per_frame, argument_problem(counts, a), asks_dff, per_cell)
+                            foreign, given, per_frame, argument_problem(counts, a), asks_dff, per_cell,
+                            bool(_ONE_IMAGE.search(said)))
                for a in actions]
         if self.learned is not None and {"unexplained", "foreign"} & set(self.learned.features):
             from planexec.coverage_wording import unexplained_words
@@ -230,7 +236,7 @@ class Judge:
                 unknown: Sequence[str] = (), upstream: frozenset[str] = frozenset(),
                 near_miss: tuple[float, NotServed] | None = None, unsaid: Sequence[str] = (),
                 foreign: Sequence[str] = (), given: Sequence[tuple[str, float]] = (), per_frame: bool = False,
-                problem: str | None = None, asks_dff: bool = False, per_cell: bool = False) -> Candidate:
+                problem: str | None = None, asks_dff: bool = False, per_cell: bool = False, one_image: bool = False) -> Candidate:
         have = with_upstream(named(action), upstream, asked, bool(action.outputs) and outputs_count(action))
         if per_frame:
             have = per_frame_too(have, action)
@@ -262,6 +268,9 @@ class Judge:
         strict = [f"{u}: the action does not do it" for u in unspecified if u.startswith(strict_here)]
         # a tool with numeric arguments takes another value ("a 75 % central region" sets prob=0.75)
         given_values = [c for c in terms.conflicts if not (action.numeric_args and c.startswith("parameter "))]
+        if "paper" in have.objects and "paper" in asked.objects:  # the topics a search's examples name are looked up, not done
+            given_values = [c for c in given_values if c.split(":", 1)[0] in ("action", "scope") or c.split(":", 1)[0] not in have.terms.groups
+                            or any(t in c for t in _ABOUT_PAPERS)]
         terms = dataclasses.replace(terms, unspecified=[u for u in unspecified if not u.startswith(strict_here)],
                                     conflicts=[*given_values, *strict,
                                                *denial_conflicts(asked, have, frozenset(action.term_args)),
@@ -294,6 +303,9 @@ class Judge:
             ("figure only", "only draws a figure; the clause asks for a result",
              figure_only(action) and (no_plot or not (wants_plot or sees))),
             ("no figure", "makes no figure; the clause asks for one", wants_plot and not makes_figure(action)),
+            # "the mean brightness of each frame" is a value per frame, not one image of the whole movie
+            ("per frame", "makes one image of the whole movie; the clause asks a value per frame",
+             per_frame and images_only(action) and not one_image),
             ("near miss", f'closest to "{near_miss[1].text}", which it does not serve ({near_miss[1].why})'
              if near_miss else "", near_miss is not None),
         ) if applies]

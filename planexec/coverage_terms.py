@@ -63,8 +63,8 @@ _VARIABLE_OBJECTS = (
 # A denial and the few words it covers: "without neuropil correction", "no figure", "not deconvolved"
 # ("cell or not" denies nothing).
 # "not counting the rejected ROIs" and "excluding" leave something out, like "except"; "don't need a plot" denies one.
-_NEGATED = re.compile(r"\b(?:without(?! (?:being )?(?:dragged|pulled|biased|affected|thrown off|fooled|distorted)\b)|(?<!yes/)(?<!yes or )no|nothing|not counting|excluding|leaving out|(?<!\bor )not(?! (?:just|only|merely)\b)|w/o|instead of|rather than|"
-                      r"except|(?:don|doesn|won)['’]?t(?! know\b)(?: (?:need|want))?|no need for)\b(?:\s+(?:going|passing) through|\s+(?:using|doing|running|applying))?(?:\s+any)?((?:\s+[\w/'-]+){1,3})",
+_NEGATED = re.compile(r"\b(?:without(?! (?:being )?(?:dragged|pulled|biased|affected|thrown off|fooled|distorted)\b)|(?<!yes/)(?<!yes or )no|nothing|not counting|excluding|leaving out|(?<!\bor )not(?! (?:just|only|merely)\b)|w/o|instead of|(?<!soma )(?<!cell )(?<!neuron )(?<!real )rather than|"
+                      r"except|(?:don|doesn|won)['’]?t(?! know\b)(?: (?:need|want))?|no need for)\b(?:\s+(?:going|passing) through|\s+(?:using|doing|running|applying|run|use|do|apply|perform))?(?:\s+any)?((?:\s+an?\b)?(?:\s+[\w/'-]+){1,3})",
                       re.IGNORECASE)
 
 
@@ -76,7 +76,7 @@ _DOING = ("task", "action")
 # dim active cells" works on the movie, "a baseline that follows bleaching over the recording" on traces.
 _PURPOSE = re.compile(r"\b(?:(?:to|in order to)\s+(?:find|spot|see|locate|identify|reveal|highlight|try|test|check)|"
                       r"(?:it|this|that)['’]?s for\b|(?:to|so|want to|plan to|going to)\b[^.?!;]*\b(?:later|afterwards|after that)\b|"
-                      r"so (?:that )?(?:i|we|you) can|so (?:that )?(?:\w+(?:\.\d+)?%?\s+){1,5}?(?:can|could|will|does|doesn'?t|don'?t|means?|match(?:es)?|line up|correspond|"
+                      r"so (?:that )?(?:i|we|you) can|so (?:that )?(?:[\w.%/-]+\s+){1,10}?(?:jumps?|stands?|pops?|sticks?) out\b|so (?:that )?(?:\w+(?:\.\d+)?%?\s+){1,5}?(?:can|could|will|does|doesn'?t|don'?t|means?|match(?:es)?|line up|correspond|"
                       r"won'?t|pops?|stands?|shows?|appears?|comes?|separates?|(?:are|is|become|becomes|stay|stays) (?:\w+ )?(?:comparable|consistent|"
                       r"visible|clearer|clear|easier|readable|aligned|stable|similar|on the same scale))\b|\b(?:that |which )?(?:i|we) (?:can|could) (?:test|try|use|run|check)\b)\b"
                       r"(?:[^.?!:;]|\.(?=\d))*",  # to the end of its sentence or colon: the ask may follow
@@ -94,6 +94,11 @@ _BEFORE_WE = re.compile(r"\bbefore (?:i|we|you|they|anyone|someone|people|the te
                         r"\b(?:wants?|plans?|intends?|is going|are going) to [^.;:?!]*\bnext (?:week|month|year|time)\b|"
                         r"\b(?:want|need|plan) to (?:look at|deal with|handle|do) (?:that|this|it|those) (?:separately|later|afterwards)\b|"
                         r"[^.;:?!]*\b(?:can|will have to|could) wait\b|"
+                        # a step that comes later ("the activity-based one comes later", "Traces we'll do next week")
+                        r"[^.;:?!]*\b(?:comes?|will come|follows?|is planned|are planned|is scheduled) (?:later|tomorrow|afterwards|after that|"
+                        r"next(?: \w+)?)\b|"
+                        r"[^.;:?!]*\b(?:i|we)(?:['’]ll| will| can) (?:do|handle|run|tackle|look at|deal with) (?:it |them |that |those )?"
+                        r"(?:later|tomorrow|afterwards|next \w+|another day)\b|"
                         # who wants the result by when ("Finance want the figure before the quarterly review")
                         r"\b\w+ (?:want|wants|need|needs) (?:the|it|this|that|those) (?:figures?|numbers?|results?|values?|totals?)? ?"
                         r"(?:before|by|for) (?:the |our |their |my )?[^.;:?!]*",
@@ -109,6 +114,12 @@ _DONE_TO_INPUT = re.compile(r"\bafter (?:the )?(?:classification|segmentation|re
                             # "neuropil correction and the running baseline are done"
                             r"\b[\w /-]{0,60}? (?:are|is|were|was|have been|has been) (?:already )?(?:done|finished|complete|completed|ready)\b|"
                             r"\b(?:(?:already|previously) )?regist(?:e)?red (?=movie|stack|recording|data|frames)|"
+                            # "I already make the motion correction with other program", "the spike inference already ran"
+                            r"\b(?:i|we) (?:have |had )?already (?:make|made|do|did|done|ran|run|performed?|applied|apply|finished)\b[^.;:?!]*|"
+                            r"\b[\w/-]+(?: [\w/-]+){0,2} (?:already ran|ran already|(?:is|was|are|were|has been|have been) (?:computed|calculated|"
+                            r"estimated|done|run) already)\b|"
+                            r"\b(?:segmentation|registration|detection|classification|deconvolution|suite2p|cellpose|caiman|"
+                            r"the (?:classifier|segmenter|detector|pipeline)) (?:gave|produced|returned|found|yielded) (?:us|me)\b|"
                             r"\balready (?:been )?(?:motion[- ])?(?:corrected|registered|denoised|segmented)\b(?: in an? (?:earlier|previous) (?:run|step))?|"
                             r"\b(?:registere?d|motion[- ]corrected|neuropil[- ](?:corrected|subtracted)|denoised|segmented|detected|deconvolved|classified|"
                             r"extracted)\s+(?=(?:\w+\s+)?(?:movie|recording|stack|video|frames?|images?|data|cells|rois?|"
@@ -133,6 +144,8 @@ _OCCASION = re.compile(r"\b(?:as a backdrop )?for (?:the |my |our )?(?:figs|figu
 """What a result is for ("for the paper", "for my thesis figure", "for a teaching session on functional boxplots") is
 not an object worked on or a figure asked."""
 _ACQUISITION = re.compile(r"\b(?:frame|sampling|acquisition|imaging|scan) rate\b|"
+                          r"\b(?:recording|movie|session|video|data|stack)s? (?:is|was|are|were) (?:sampled|recorded|acquired|imaged|taken)\b[^.;:?!]*|"
+                          r"\b(?:one|a|each) row (?:per|for each|for every) (?:cell|roi|neuron|curve|event|trace)s?\b|"
                           r"\b(?:recording|movie|session|video|data|stack)s? (?:(?:is|was|are|were) (?:\w+ )?)?(?:at|@)?\s*"
                           r"\d+(?:\.\d+)?\s*(?:hz|fps)\b|\b(?:imaged|recorded|acquired|sampled)\b|\b(?:we|i) (?:image|record|acquire|sample) at\b|"
                           r"\b(?:in|from|for) (?:this|the|our|my) (?:[\w/-]+ ){0,3}(?:recording|session|video|movie|stack|data ?set)\b|"
@@ -142,8 +155,9 @@ _ACQUISITION = re.compile(r"\b(?:frame|sampling|acquisition|imaging|scan) rate\b
                           r"\b\d+(?:\.\d+)?[- ](?:minute|min|second|sec|s|hour|h)(?:[- ]long)?[- ](?:\w+ )?(?:recording|movie|session|"
                           r"video|sweep|acquisition)\b", re.IGNORECASE)
 """How the data was acquired ("the recording is 15 Hz", "a 10-minute session") describes the input: not an object."""
-_BEFORE = re.compile(r"\b(?:before|prior to|ahead of)\s+\w+ing\b(?:\s+(?!i\b|we\b)[\w/-]+){1,3}(?=\s+(?:i|we)\b|\s*[,;:.!?]|\s*$)|"
-                     r"\b(?:before|prior to|ahead of)\s+(?:the\s+)?(?:\w+\s+)?(?:\w+ing|segmentation|registration|detection|"
+_BEFORE = re.compile(r"\b(?:before|prior to|ahead of)(?!\s+(?:any\s+|the\s+)?(?:[\w/-]+\s+)?(?:filtering|curation|classification|rejection)\b)\s+\w+ing\b(?:\s+(?!i\b|we\b)[\w/-]+){1,3}(?=\s+(?:i|we)\b|\s*[,;:.!?]|\s*$)|"
+                     r"\b(?:before|prior to|ahead of)(?!\s+(?:any\s+|the\s+)?(?:[\w/-]+\s+)?(?:filtering|curation|classification|rejection)\b)"
+                     r"\s+(?:the\s+)?(?:\w+\s+)?(?:\w+ing|segmentation|registration|detection|"
                      r"deconvolution|analysis|extraction|image|map|step)\b", re.IGNORECASE)
 """What a step comes before ("low-pass the movie before segmenting") is the next step, not this one."""
 
@@ -158,6 +172,9 @@ _DESCRIBED = re.compile(r"\b(?:that|which|who)\s+(?:\w+\s+){0,2}(?:fire[sd]?|fla
                         # what a method must stay clear of ("a baseline that is not dragged up by the transients")
                         r"\b(?:without (?:being )?|not (?:be |being )?)(?:dragged|pulled|biased|affected|thrown off|fooled|distorted)"
                         r"(?: up| down)? by (?:the )?(?:[\w-]+ )?(?:transients|spikes|events|peaks)\b|"
+                        # how the cells differ ("expression levels differ a lot between cells")
+                        r"\b(?:differs?|vary|varies) (?:a lot |widely |strongly |greatly |quite a bit |so much )?(?:between|across|among) "
+                        r"(?:the )?(?:cells|neurons|rois|curves|animals|sessions)\b|"
                         r"\b(?:ignor(?:e|es|ing)|(?:robust|insensitive|immune) to|unaffected by|stays? (?:under|underneath|below)) (?:the )?(?:[\w-]+ )?"
                         r"(?:transients|spikes|events|peaks)\b",
                         re.IGNORECASE)
@@ -172,10 +189,16 @@ _FILE_NAME = re.compile(r"(?<![\w/.])(?:[\w.-]*/)*[\w-]*[a-z0-9_-][\w-]*\.(tiff?
                         re.IGNORECASE)
 
 
+_NAMED_COLUMN = re.compile(r"\b(an?|the|its|that|this|our|my) (?!(?:numeric|numerical|first|last|second|third|other|next|same|whole|"
+                           r"entire|new|single|one|each|every|time|x|y|id|index|label|extra|empty)\b)[\w-]+ column\b", re.IGNORECASE)
+
+
 def without_names(text: str) -> str:
-    """The text with names in quotes blanked and file names reduced to their kind: "the total of the 'events' column"
-    asks about a column, not events; "mouse3_day2.tif" names a tiff, not a method."""
-    return _FILE_NAME.sub(lambda m: f"file.{m.group(1)}", _NAME_IN_QUOTES.sub(" ", text))
+    """The text with names in quotes blanked, file names reduced to their kind and a column's name left out: "the total
+    of the 'events' column" and "an snr column" ask about a column, not events or a signal-to-noise ratio;
+    "mouse3_day2.tif" names a tiff, not a method."""
+    text = _NAMED_COLUMN.sub(lambda m: f"{m.group(1)} column", _NAME_IN_QUOTES.sub(" ", text))
+    return _FILE_NAME.sub(lambda m: f"file.{m.group(1)}", text)
 
 
 def without_purpose(text: str) -> str:
@@ -199,7 +222,7 @@ def worked_on(text: str) -> frozenset[str]:
     return objects(_ACQUISITION.sub(" ", _OCCASION.sub(" ", _AS_FILE.sub(" ", _SPAN.sub(" ", text)))))
 
 
-_EACH_FRAME = re.compile(r"\bframe[- ]by[- ]frame\b|\b(?:at|for) (?:each|every) time ?points?\b|\b(?:per|each|every|at every|for every|at each) (?:[\w-]+ (?:and|&) )?frames?\b",
+_EACH_FRAME = re.compile(r"\bframe[- ]by[- ]frame\b|\bframe[- ]to[- ]frame\b|\bfrom one (?:time ?point|frame) to the next\b|\b(?:at|for) (?:each|every) time ?points?\b|(?<!along )(?<!across )(?<!over )(?<!through )(?<!throughout )(?<!in )\b(?:per|each|every|at every|for every|at each) (?:[\w-]+ (?:and|&) )?frames?\b",
                          re.IGNORECASE)
 _FRAMES = re.compile(r"(?<!\d )\bframes?\b", re.IGNORECASE)
 
@@ -250,7 +273,7 @@ _SETS_PARAMETER = re.compile(
     re.IGNORECASE)
 
 
-_PERCENTILE = re.compile(r"\b(\d+(?:\.\d+)?)(?:st|nd|rd|th)[- ](?:percentile|pctile|perc)\b", re.IGNORECASE)
+_PERCENTILE = re.compile(r"\b(\d+(?:\.\d+)?)(?:st|nd|rd|th)[- ](?:percentile|pctile|pctl|ptile|perc|centile|%ile)\b", re.IGNORECASE)
 """A percentile written as an ordinal ("F0 = the 20th percentile"): the percentile a method is set to."""
 _GAUSSIAN = re.compile(r"\bgaussian (?:kernel |filter |blur )?(?:(?:of|with|=|at) (?:a )?(?:sigma |σ |width )?(?:of |= ?)?|"
                        r"(?:that is |which is )?(?=\d+(?:\.\d+)? ?(?:frames?|px|pixels?) wide))(\d+(?:\.\d+)?)",

@@ -392,3 +392,71 @@ def test_sets_n_and_o_and_suites_15_16_what_is_not_a_detail() -> None:
 def test_a_depth_nothing_here_computes_is_refused_by_every_curve_action(minilm) -> None:  # noqa: ANN001
     for action in ("plot_functional_boxplot", "generate_uncertainty_report", "compute_functional_boxplot_statistics"):
         assert not decided(minilm, "the functional boxplot of these curves ranked by extremal depth", action).accepted
+
+
+# sets P and Q (read once as held out, then development) and their rules: own wording below
+@pytest.mark.parametrize(("text", "group", "term"), [
+    ("a local correlation map from the 4-connected neighbours", "scope", "four_neighbours"),
+    ("correlate each pixel with up, down, left and right only", "scope", "four_neighbours"),
+    ("the neuropil annulus right next to the soma, touching the cell border", "scope", "no_gap"),
+    ("register the stack, then delete the flagged noisy frames", "scope", "drop_frames"),
+    ("retrain the cell classifier on my curated labels", "fit", "train"),
+    ("the pointwise median of the ensemble at each x", "scope", "pointwise_quantiles"),
+    ("tell excitatory from inhibitory: E vs I per ROI", "measure", "cell_type"),
+    ("how many candidates before the curation step", "scope", "unfiltered"),
+    ("simulate 40 curves with only shape-type outliers", "scope", "outlier_kind"),
+    ("read runs.csv; the first column is the time axis", "scope", "x_values"),
+    ("the traces from only the brightest pixels of each mask", "scope", "subset"),
+    ("for each transient, how long it lasted above half its peak", "feature", "duration"),
+])
+def test_a_detail_of_sets_p_and_q_is_named(text: str, group: str, term: str) -> None:
+    from planexec.coverage_terms import split_negated, without_purpose
+
+    said, denied = split_negated(without_purpose(text))
+    assert term in extract_terms(said).groups.get(group, frozenset()) | extract_terms(denied).groups.get(group, frozenset())
+
+
+def test_sets_p_and_q_what_is_not_a_detail() -> None:
+    from planexec.clause_kinds import asking_part, asks_the_dff
+    from planexec.coverage_terms import split_negated, without_names, without_purpose
+
+    groups = extract_terms(without_purpose(split_negated(
+        "Rise and decay, in frames please (counted in frames, not seconds). The activity-based pass comes later; "
+        "the registration already ran yesterday. Baselines vary a lot between cells. Please don't run any deconvolution.")[0])).groups
+    assert "count" not in groups.get("statistic", ())
+    assert not {"register", "segment"} & groups.get("task", frozenset())
+    assert "pairwise" not in groups.get("relation", ())
+    assert "deconvolution" not in groups.get("detection", ())
+    assert "distance" not in extract_terms("how far each event rose above the level before it").groups.get("measure", ())
+    assert "snr" not in extract_terms(without_names("the export has a snr column: give its largest value")).groups.get(
+        "measure", ())
+    assert "cell" not in worked_on("summary of results.csv (one row per cells): rows, columns, means")
+    assert "image" not in worked_on("the recording was sampled at twelve point five hertz")
+    assert "20-80" in asking_part("We report rise times at 20-80 %. Could you measure those two for each event?")
+    assert "column" in asking_part("Read curves.tsv. Note that its first column is time.")
+    assert asks_the_dff("after the baseline step, what is each cell's dff?")
+    assert set_parameters("a flat F0 at the 15th pctl") == [("percentile", 15.0)]
+    assert not each_frame("each pixel's average along every frame")
+    assert each_frame("how the whole field's brightness changes from one frame to the next")
+
+
+@pytest.mark.parametrize(("clause", "action"), [
+    ("the average brightness of each frame, as a time series", "mean_projection"),
+    ("a neighbour-correlation image with 4-connectivity, diagonals excluded", "correlation_image"),
+    ("plant only spike-type outliers among 25 generated curves", "generate_ensemble_curves"),
+    ("please count every ROI the segmentation returned, before any classification", "count_cells"),
+])
+def test_sets_p_and_q_refused_for_the_one_detail(minilm, clause: str, action: str) -> None:  # noqa: ANN001
+    assert not decided(minilm, clause, action).accepted
+
+
+@pytest.mark.parametrize(("clause", "action"), [
+    ("What do the indexed papers say about event detection with a noise-scaled threshold? Five passages please.",
+     "rag_retrieval"),
+    ("Hello, registration was done already in another program. I want one picture where every pixel is its "
+     "average over all frames.", "mean_projection"),
+    ("Please detect blobs with a Laplacian of Gaussian on the mean image. The activity-based segmentation comes later.",
+     "segment_blobs"),
+])
+def test_sets_p_and_q_served(minilm, clause: str, action: str) -> None:  # noqa: ANN001
+    assert decided(minilm, clause, action).accepted

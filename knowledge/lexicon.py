@@ -86,7 +86,7 @@ LEXICON: list[tuple[str, str, str]] = [
     ("feature", "auc", r"area under (?:the |each |every |a |its |their )?(?:[\w-]+ ){0,2}(?:curves?|traces?|transients?|events?|"
                        r"peaks?|spikes?)|\bauc\b|\bintegral of\b"),
     ("feature", "rise_time", r"rise[- ]?times?|time to peak"),
-    ("feature", "decay_time", r"decay[- ]?(?:times?|constants?|tau)|decay|(?:peak|maximum) to half[- ]?(?:amplitude|maximum|height)|"
+    ("feature", "decay_time", r"decay[- ]?(?:time[- ]constants?|times?|constants?|tau)|decay|(?:peak|maximum) to half[- ]?(?:amplitude|maximum|height)|"
                               r"(?:fall\w*|drop\w*|com\w* (?:back )?down|return\w*) (?:back )?to half(?: (?:of )?(?:its|the|their))?"
                               r"(?: [\w-]+['’]s)?(?: (?:amplitude|maximum|height|peak|value))?"),
     ("feature", "amplitude", r"(?<!half )(?<!half-)(?<!half its )(?<!half the )(?<!half their )amplitudes?"),
@@ -170,6 +170,7 @@ LEXICON: list[tuple[str, str, str]] = [
                         r"\b(?:first|last|initial|final) (?:\d+|few|ten|twenty|fifty|hundred) ?(?:\w+ )?(?:frames?|seconds?|points?|steps?|values?|"
                         r"minutes?|cells?|rois?|neurons?|curves?|rows?|samples?|trials?)\b|\bframes? \d+ ?(?:-|–|—|to|through) ?\d+\b|"
                         r"\b(?:cells?|rois?|neurons?) \d+(?:, ?\d+)*,? (?:and|&) \d+ only\b|"
+                        r"\b(?:only|just) (?:for |of )?(?:the )?(?:cells?|rois?|neurons?|curves?|traces?) #?\d+\b|"
                         r"\bsubsets?\b|\bpolygons?\b|\bbefore (?:and|vs\.?|versus) after\b|\bpre[- ]?(?:and|vs\.?|versus|/) ?post\b|\b(?:odd|even)[- ]numbered\b|\b(?:first|second|last) half\b|\bonce (?:per|for each) (?:half|trial|condition|epoch|window|period|segment)\b|"
                         r"\b(?:left|right|top|bottom|upper|lower) (?:half|third|quarter|side) of the (?:image|fov|field|frame|movie)\b|"
                         r"\bonly (?:cells?|rois?|neurons?|units?) (?:#|no\.? ?)?\d+|"
@@ -192,7 +193,7 @@ LEXICON: list[tuple[str, str, str]] = [
                            r"\bincluding (?:the )?(?:ones|rois|cells) (?:that |which )?(?:the classifier |curation |it )?"
                            r"(?:threw out|rejected|discarded|dropped|removed)\b"),
     ("scope", "per_pixel", r"\b(?:per|each|every|for each|for every)(?: single)? pixels?\b|\bpixel[- ]?wise\b|\bpixel[- ]by[- ]pixel\b"),
-    ("scope", "rotation", r"\brotat\w*"),  # registration here shifts frames; it does not turn them
+    ("scope", "rotation", r"\brotat\w*\b(?! (?:students?|projects?|program\w*)\b)"),  # registration here shifts frames; it does not turn them
     # one pixel's time course as the seed of a map, or the trace of one pixel: the maps here compare neighbours
     ("scope", "seed_pixel", r"\bseed[- ]pixel\b|\b(?:the|a|one) (?:single )?pixel (?:at|i clicked|we clicked|you clicked)\b|"
                             r"\bpixel at (?:its|the) cent(?:re|er)\b"),
@@ -230,7 +231,7 @@ LEXICON: list[tuple[str, str, str]] = [
     ("scope", "negative_events", r"\bdips?\b|\bdrops? in (?:the )?(?:fluorescence|signal)\b|\bnegative[- ]going\b|"
                                  r"\bdownward (?:dips?|deflections?|events?|transients?)\b"),
     # what kind of outlier is planted, or the grid the curves are sampled on: the generator chooses both itself
-    ("scope", "outlier_kind", r"\b(?:only|just) (?:[\w-]+ ){0,2}?(?:bump|spike|peak|shape|shifted|magnitude|amplitude|phase|isolated|persistent)"
+    ("scope", "outlier_kind", r"\boutliers? (?:at|in) (?:indices|index|positions?|rows?) \d|\b(?:only|just) (?:[\w-]+ ){0,2}?(?:bump|spike|peak|shape|shifted|magnitude|amplitude|phase|isolated|persistent)"
                               r"[- ]?(?:type |like |kind )?outliers\b|\bno (?:shifted|reshaped|magnitude|shape|phase) (?:ones|outliers)\b|"
                               r"\bphase[- ]shift\w*|\bpure (?:vertical |magnitude )?shifts?\b|\bonly (?:vertical|magnitude) shifts?\b|\bvertical(?:ly)? shift\w*|"
                               r"\b(?:irregular|non-?uniform|uneven)(?:ly)?,? (?:non-?uniform )?(?:time )?(?:grid|sampl\w*|spac\w*)"),
@@ -277,8 +278,17 @@ LEXICON: list[tuple[str, str, str]] = [
     # correlation with the four direct neighbours: the correlation image uses all eight
     ("scope", "four_neighbours", r"\b(?:four|4)[- ](?:connected|connectivity|neighbou?r\w*)|\b(?:four|4) (?:direct|nearest|adjacent) neighbou?rs\b|"
                                  r"\bn/s/e/w\b|\bup, down, left,? (?:and )?right\b|\b(?:not|without|excluding|no) (?:the )?diagonals?\b"),
+    # how far the frames moved: what registration measures, not a statistic of the movie's pixels
+    ("measure", "displacement", r"\bdisplacements?\b|\b(?:largest|biggest|maximum|max|mean|average|total) (?:frame |lateral |x/?y )?(?:shifts?|drift|motion|movement)\b|"
+                                r"\bshifts? in (?:pixels|px)\b"),
     # a neuropil ring with no gap to the cell: the ring here keeps 2 px away from every cell
     ("scope", "no_gap", r"\btouching the (?:roi|cell|soma)['’]?s? (?:edge|border|boundary|outline)\b|\bgap of (?:0|zero)\b|\bdirectly (?:adjacent|next) to the (?:roi|cell|soma)\b"),
+    # a ring of another geometry: the ring here starts 2 px from the cells and has a fixed size
+    ("scope", "ring_geometry", r"\b(?:annulus|ring|surround)\b[^.;]{0,60}?\b\d+ ?(?:px|pixels?) (?:wide|outside|from|away|thick|beyond)\b"),
+    # cells drawn in two colours by a label: the outline figure draws every cell alike
+    ("scope", "class_colours", r"\bin (?:green|red|blue|yellow|magenta|cyan|white)\b[^.;]{0,60}?\bin (?:green|red|blue|yellow|magenta|cyan|white)\b"),
+    # data in long format: the readers here take one curve per row or column
+    ("scope", "long_format", r"\blong[- ]format\b|\bpivot\w*\b|\breshap\w* (?:it|them|the table|the data)\b"),
     # frames taken out of the movie: every action here keeps all frames
     ("scope", "drop_frames", r"\b(?:delet|drop|remov|discard|cut|throw\w* out|excis)\w* (?:the |any |all |those )?(?:(?:flagged|bad|corrupted|blurry|outlier|"
                              r"unstable|noisy|motion[- ]corrupted) ){0,3}frames\b|\bshorter (?:stack|movie)\b"),
@@ -290,7 +300,8 @@ LEXICON: list[tuple[str, str, str]] = [
     ("scope", "axial", r"\baxial\b|\bz[- ]?(?:motion|drift|shifts?|movement)\b|\(z\)"),
     ("scope", "split", r"(?<!\brow )(?<!\brows )(?<!\bline )\b(?:per|each|every|for each|within each|by|across) (?:[\w-]+ )?(?:trials?|quadrants?|layers?|epochs?|"
                        r"blocks?|stimul\w*|planes?|halves|sweeps?|repeats?|z[- ]?planes?)\b|\bseparately\b|\bside[- ]by[- ]side\b|"
-                       r"\btrial[- ]averag\w*|\b(?:z[- ]?stack|depth axis)\b"),
+                       r"\btrial[- ]averag\w*|\baveraged (?:over|across) (?:the )?trials\b|\b(?:around|after|locked to) (?:the )?(?:stimulus|stim) onsets?\b|"
+                       r"\bperi-?stimulus\b|\b(?:in|per|into) (?:[\w-]+[- ])?(?:minute|min|second|sec|time)[- ]?(?:bins|windows)\b|\b(?:z[- ]?stack|depth axis)\b"),
     ("axis", "per_item", r"(?:per|each|every|for each|individual) (?:\w+ )?(?:cell|roi|neuron|curve|trace|sample|"
                          r"label|mask)s?|(?:each|every) labell?ed regions?"),  # "per region" groups a table
     ("axis", "per_time", r"(?:per|each|every) (?:frame|time ?point|time step)s?|pointwise|across (?:all )?(?:the )?(?:cells|curves|rois|neurons|trials)"),
@@ -339,11 +350,11 @@ LEXICON: list[tuple[str, str, str]] = [
     ("action", "report", r"\buncertainty (?:report|summar\w*|write-?up)\b|\b(?:written|plain[- ]english|prose) (?:report|summar\w*)\b"),
     # "the biggest single revenue figure" is a number
     ("action", "plot", r"\bplot\w*\b(?! (?:code|scripts?|functions?|librar\w*|routines?|tools?)\b)|\b(?:a|an|quick|simple|rough) visuals?\b(?! (?:check|inspection|cortex|area|stimul\w*))|(?<!roi )(?<!manual )(?<!hand )\bdraw(?!n (?:by hand|manually|in (?:imagej|fiji)))\w*(?! (?:a |an |some |\d+ )?(?:\w+ ){0,2}samples?\b)(?! (?:a |the )?(?:disc|disk|circle)s? around)|visuali[sz]\w*|(?<!single )(?<!revenue )(?<!sales )(?<!headline )(?<!cost )"
-                       r"(?<!price )(?<!summary )(?<!that )(?<!overall )\bfigures?\b(?! (?:of|for) (?:revenue|sales|units|cost|price)\b)(?! (?:caption|legend)s?\b)(?! out\b)|\boverlay\w*|\bcharts?\b|\bpanels?\b|\bdiagrams?\b|"
+                       r"(?<!price )(?<!summary )(?<!that )(?<!overall )\bfigures?\b(?! (?:of|for) (?:revenue|sales|units|cost|price)\b)(?! (?:i['’]m|we['’]re|i am|we are) after\b)(?! (?:caption|legend)s?\b)(?! out\b)|\boverlay\w*|\bcharts?\b|\bpanels?\b|\bdiagrams?\b|"
                        r"\bgraph(?:s|ed|ing)?\b|\bfigs?\b"),
     ("action", "save", r"\bsav(?:e|es|ing)\b(?! (?:it |them |this |that )?(?:as )?(?:an? )?(?:figure|png|image|picture|plot|\s|$))|\bexport(?:s|ing)?\b(?= (?:it|them|this|that|these|those|the|to|as|into|a|an|each|every|all)\b)|\bwrite (?:\w+ )*?(?:to|into) (?:a |the )?(?:\w+ )?(?:file|disk|csv)"),
     # "already loaded" says where the data is; "I'd like to read what the papers say" is the writer reading
-    ("action", "load", r"(?<!already )\bload(?!ed\b)\w*(?! of\b)|(?<!like to )(?<!want to )(?<!\bi )(?<!\bwe )(?<!['’]ve )(?<!\bhave )(?<!\bhad )(?<!\bbe )(?<!\bbeen )(?<!easy to )(?<!easier to )(?<!hard to )(?<!harder to )\bread\b(?! out\b)|\bopen\b"),
+    ("action", "load", r"(?<!already )\bload(?!ed\b)\w*(?! of\b)|(?<!like to )(?<!want to )(?<!\bi )(?<!\bwe )(?<!['’]ve )(?<!\bhave )(?<!\bhad )(?<!\bbe )(?<!\bbeen )(?<!easy to )(?<!easier to )(?<!hard to )(?<!harder to )\bread\b(?! (?:out|off)\b)|\bopen\b"),
     ("action", "simulate", r"\bsimulate\b|\bsimulating\b|\bsynthetic\b|"
                            r"(?<!my )(?<!our )(?<!the )(?<!these )(?<!those )(?<!of )(?<!have )(?<!has )(?<!with )(?<!got )\b\d+ simulated\b"),
     ("statistic", "trimmed_mean", r"\btrimmed[- ]means?\b|\bwinsori[sz]\w*"),
@@ -354,10 +365,10 @@ LEXICON: list[tuple[str, str, str]] = [
     ("statistic", "percentile", r"percentiles?|quantiles?|quartiles?"),
     ("statistic", "max", r"(?<!local )\bmax(?:imum|ima)?\b|largest|biggest|highest|strongest"),
     ("statistic", "min", r"(?<![\d.] )(?<!\d)(?<!\d-)\bmin(?:imum|ima)?\b|smallest|lowest|dimmest|darkest|faintest"),
-    ("statistic", "sum", r"\bsum\b|\btotal\b(?! (?:\w+ )?(?:number|count))"),
+    ("statistic", "sum", r"\bsum\b|\bsummed\b|\bintegrated (?:intensity|fluorescence|brightness)\b|\btotal\b(?! (?:\w+ )?(?:number|count))"),
     ("statistic", "mode", r"\bmode\b"),
     # "how many frames does it take to fall to half" asks a duration, not a count; "which ROIs count as cells" a label
-    ("statistic", "count", r"\bcount\w*\b(?! as\b)(?! in (?:frames?|seconds?|ms|milliseconds|samples?|time ?points?)\b)|number of|how many(?! (?:frames|seconds|ms|milliseconds|minutes) (?:(?:does|do|did|will) (?:[\w-]+ ){0,6}?take|from|between|until)\b)|"
+    ("statistic", "count", r"\bcount\w*\b(?! as\b)(?! in (?:frames?|seconds?|ms|milliseconds|samples?|time ?points?)\b)|number of|how many(?! until\b)(?! (?:frames|seconds|ms|milliseconds|minutes) (?:(?:does|do|did|will) (?:[\w-]+ ){0,6}?take|from|between|until)\b)|"
                            r"\btall(?:y|ies)\b"),
     ("feature", "onset", r"\bonset (?:frames?|times?)\b|\bwhere (?:the|its|each) rise (?:starts|begins)\b|\b(?:begins|starts) to rise\b"),
     ("measure", "bleaching_rate", r"\bbleach\w* (?:rates?|constants?|time constants?|speed)\b|"

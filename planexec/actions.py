@@ -190,7 +190,7 @@ def reachable(actions: Sequence[Action], roots: set[str]) -> list[Action]:
 
 
 _CLAUSE_SPLIT = re.compile(
-    r"\s*(;|\bthen\b|\band then\b|\.\s+|\?\s+|\s[-–—]\s|,?\s+as well as\s+(?=(?:the|its|their|a|an|how)\b)|"
+    r"\s*(;|\bthen\b|\band then\b|(?<!\bdr)(?<!\bmr)(?<!\bmrs)(?<!\bms)(?<!\bprof)(?<!\bvs)(?<!\bal)(?<!\bfig)(?<!\be\.g)(?<!\bi\.e)\.\s+|\?\s+|\s[-–—]\s|,?\s+as well as\s+(?=(?:the|its|their|a|an|how)\b)|"
     r",\s*and\s+|,\s+|\s+and\s+(?=[a-z]+\b))\s*",
     re.IGNORECASE,
 )
@@ -210,6 +210,11 @@ _LEAD_VERB = re.compile(r"^(?:please\s+)?(?:tell|give|show|report|list|compute|c
 """The verb a clause asks with, which an "as well as" part after it shares ("tell me X as well as Y")."""
 
 
+_LEAD_IN = re.compile(r"[a-z]+ly|so|ok|okay|well|now|next|also|anyway|btw|first|second|third|lastly|finally|quick q(?:uestion)?",
+                      re.IGNORECASE)
+"""A word that only leads into the clause after its comma ("Typically, ...", "Quick question, ...")."""
+
+
 def split_clauses(request: str) -> list[str]:
     """Split a request into clauses: always at ';', 'then' and sentence ends; at 'and' or a comma only before a verb."""
     pieces = _CLAUSE_SPLIT.split(request.strip())
@@ -222,6 +227,9 @@ def split_clauses(request: str) -> list[str]:
             continue
         part = piece.strip(" ,.;")
         if not part:
+            continue
+        if clauses and not hard and _LEAD_IN.fullmatch(clauses[-1]):  # "Typically, how many frames ...": one ask
+            clauses[-1] = f"{clauses[-1]}, {part}"
             continue
         verb = _LEAD_VERB.match(clauses[-1]) if clauses and also else None
         if verb and not _VERBS.match(part):  # "tell me the displacement as well as the number of cells"

@@ -58,7 +58,8 @@ def refers_back_only(clause: str) -> bool:
     return bool(_REFERS_BACK.match(clause)) or bool(_RULE_OUT.search(clause) and not extract_terms(clause).groups)
 
 
-_RULE_OUT = re.compile(r"\b(?:rule|check|sort) (?:that|this|it) out\b|\bto (?:be sure|make sure|double[- ]check)\s*[.!]?\s*$",
+_RULE_OUT = re.compile(r"\b(?:rule|check|sort) (?:that|this|it) out\b|^\s*(?:i|we)(?:['’]d| would)? (?:want|like|need|wish) to (?:know|see|judge|decide|tell) (?:if|whether) (?:it|they|this|that|these|the (?:value|result|number)s?) "
+                       r"(?:is|are|was|were|looks?|comes?|fits?|matches|match)\b|\bto (?:be sure|make sure|double[- ]check)\s*[.!]?\s*$",
                        re.IGNORECASE)
 
 
@@ -75,7 +76,7 @@ def only_a_rate(clause: str) -> bool:
 
 
 _ASK_FORM = re.compile(
-    r"\?|\b(?:please|pls|could|can|would|will|need|needs|want|wants|like|should|must|has to|have to|let me|help|"
+    r"\?|\b(?:please|pls|could|can|would|will|need|needs|want|wants|like|should|must|has to|have to|let me|(?<!for )(?<!for your )(?<!for the )(?<!for any )help|"
     r"wonder\w*|give|show|tell|compute|calculate|count|find|detect|plot|draw|make|get|estimate|measure|list|report|"
     r"summari[sz]e|(?<!\ba )(?<!\bthe )(?<!\bthis )(?<!\bthat )(?<!\beach )(?<!\bshort )(?<!\blong )(?<!photon )run|do|apply|use|fit|test(?! (?:movie|recording|data|run|file|set|images?|stack|session|dataset|sample))|compare|extract|segment|subtract|correct|register|classify|remove|"
     r"normali[sz]e|convert|export|save|load|read|generate|simulate|look|search|pull|return|send|provide|flag|mark|"
@@ -97,6 +98,21 @@ def tells_only(clause: str) -> bool:
     bare = _RATE.sub(" ", without_asides(clause))  # "(GCaMP6f, imaged at 10 Hz)" sets nothing
     return (bool(_TELLING.search(clause)) and not _ASK_FORM.search(clause) and not _SETTING.search(bare)
             and not extract_terms(clause).groups)
+
+
+_DECLINE = re.compile(r"\b(?:is|are|was|were)(?:n['’]t| not) (?:needed|necessary|required|wanted|part of (?:this|the|my|our) (?:ask|request))\b|"
+                      r"\b(?:not|no longer) (?:needed|necessary|required)\b|"
+                      r"\b(?:don['’]?t|do not|no need to|needn['’]t) (?:bother|redo|repeat|re-?run|worry about)\b|"
+                      r"\b(?:analy[sz]ed|done|handled|covered|computed|made|did|ran|checked) (?:separately|elsewhere)\b|"
+                      r"\b(?:we|i|someone|they) (?:already )?(?:did|ran|made|looked at|computed|checked|analy[sz]ed) (?:those|that|these|this|it|them)\b"
+                      r"[^.;:?!]*\balready\b", re.IGNORECASE)
+
+
+def declines_only(clause: str) -> bool:
+    """Whether a clause only declines work, done elsewhere or not wanted ("please don't redo those", "so that one isn't
+    needed", "we did those in the spreadsheet already"): beside a served ask it asks nothing, unless what it declines is a
+    step the served asks need (`planexec.coverage_story.story` checks that)."""
+    return bool(_DECLINE.search(clause))
 
 
 def wishes_only(clause: str) -> bool:

@@ -78,6 +78,7 @@ from planexec.coverage_terms import (
 )
 from planexec.coverage_wording import action_words, ask_spans
 from planexec.knowledge.reuse import ReusePolicy, compare_terms, normalise_notation
+from planexec.number_words import digits
 from planexec.similarity import Scorer, tokens
 
 if TYPE_CHECKING:  # the learned decision loads only when asked for
@@ -114,7 +115,8 @@ _GENERIC = frozenset(tokens(
     "produce describe list use using want need like would could should can will just quick please "
     "result results value values thing things something about around regarding "
     # function words and fillers: saying them asks nothing of an action
-    "so but was were been being if isn aren re pls plz every other take keep also really very bit here now"
+    "so but was were been being if isn aren re pls plz every other take keep also really very bit here now "
+    "dear colleague colleagues hello hi hey team"  # greetings
 ))
 _ANALYSE_INPUT = re.compile(r"^(?:please\s+)?(?:analy[sz]e|process|look at|here (?:are|is))\s", re.IGNORECASE)
 """An input-only clause that asks for no action ("analyse these images"), unlike "load the curves" (a loader)."""
@@ -140,6 +142,11 @@ _ANALYSIS_PARAMETER = re.compile(r"parameter [0-9.e+-]+(?:px|hz|ms|s|um|µm)$")
 _STRICT_HERE = ("comparison ", "fit ", "test ", "statistic count", "depth other_depth")
 _ONE_IMAGE = re.compile(r"\b(?:image|picture|projection|map|reference|snapshot)s?\b", re.IGNORECASE)
 """A clause that names the one image it wants ("every frame averaged into one picture") asks no value per frame."""
+_PAPERS_SAY = re.compile(r"\b(?:says?|recommend\w*|suggest\w*|propos\w*|advis\w*|according to|mention\w*)\b",
+                         re.IGNORECASE)
+"""A question of what the papers say ("which prominence does the note recommend?"): its words are what is looked up."""
+_IN_SECONDS = frozenset({"tau_used"})
+"""Outputs given in seconds (the decay time constant the deconvolution used): a time asked in seconds is theirs."""
 _ABOUT_PAPERS = ("write_text", "citation_search")
 """Tasks done to papers themselves (writing one, finding who cites it): no literature search does them."""
 _TRACE_OUTPUTS = frozenset({"roi_traces", "F", "dff"})
@@ -209,7 +216,7 @@ class Judge:
         unknown = unknown_methods(split_negated(without_purpose(ask))[0], self.vocabulary or library_vocabulary(actions))
         up = self.upstream if self.upstream is not None else upstream_tasks(actions)
         said = normalise_notation(without_purpose(split_negated(ask)[0]))  # dF/F is one word, as in action_words
-        words = [w for w in dict.fromkeys(tokens(said)) if w not in _GENERIC]
+        words = [w for w in dict.fromkeys(tokens(digits(said))) if w not in _GENERIC]  # "at ten frames per second" says 10
         foreign = foreign_words(said)
         # numbers are facts wherever they are said: "radius up to 20 px at our zoom. Detect them as blobs"
         counts = normalise_notation(split_negated(clause)[0])
@@ -221,7 +228,7 @@ class Judge:
                             missed.get(a.name), [w for w in (words if source.get(a.name, text) == text else
                                                              _content_words(source[a.name])) if w not in action_words(a)],
                             foreign, given, per_frame, argument_problem(counts, a), asks_dff, per_cell,
-                            bool(_ONE_IMAGE.search(said)))
+                            bool(_ONE_IMAGE.search(said)), bool(_PAPERS_SAY.search(ask)))
                for a in actions]
         if self.learned is not None and {"unexplained", "foreign"} & set(self.learned.features):
             from planexec.coverage_wording import unexplained_words
@@ -236,7 +243,8 @@ class Judge:
                 unknown: Sequence[str] = (), upstream: frozenset[str] = frozenset(),
                 near_miss: tuple[float, NotServed] | None = None, unsaid: Sequence[str] = (),
                 foreign: Sequence[str] = (), given: Sequence[tuple[str, float]] = (), per_frame: bool = False,
-                problem: str | None = None, asks_dff: bool = False, per_cell: bool = False, one_image: bool = False) -> Candidate:
+                problem: str | None = None, asks_dff: bool = False, per_cell: bool = False, one_image: bool = False,
+                asks_what_papers_say: bool = False) -> Candidate:
         have = with_upstream(named(action), upstream, asked, bool(action.outputs) and outputs_count(action))
         if per_frame:
             have = per_frame_too(have, action)
@@ -268,9 +276,14 @@ class Judge:
         strict = [f"{u}: the action does not do it" for u in unspecified if u.startswith(strict_here)]
         # a tool with numeric arguments takes another value ("a 75 % central region" sets prob=0.75)
         given_values = [c for c in terms.conflicts if not (action.numeric_args and c.startswith("parameter "))]
-        if "paper" in have.objects and "paper" in asked.objects:  # the topics a search's examples name are looked up, not done
-            given_values = [c for c in given_values if c.split(":", 1)[0] in ("action", "scope") or c.split(":", 1)[0] not in have.terms.groups
-                            or any(t in c for t in _ABOUT_PAPERS)]
+        if _IN_SECONDS & set(action.outputs) and "decay_time" in asked.terms.groups.get("feature", ()):  # "the decay time
+            # constant, in seconds": the one it reports is in seconds
+            given_values = [c for c in given_values if not c.startswith("measure: asks time_units")]
+        if "paper" in have.objects and "paper" in asked.objects and asks_what_papers_say:  # the topics a search's examples
+            # name are looked up, not done
+            given_values = [c for c in given_values if c.split(":", 1)[0] in ("action", "scope") or any(t in c for t in _ABOUT_PAPERS)]
+            unsaid = []  # nor are the words of the question it looks up ("which prominence does the note recommend?")
+            unspecified = [u for u in unspecified if u.startswith(("action ", "scope "))]
         terms = dataclasses.replace(terms, unspecified=[u for u in unspecified if not u.startswith(strict_here)],
                                     conflicts=[*given_values, *strict,
                                                *denial_conflicts(asked, have, frozenset(action.term_args)),
@@ -391,11 +404,14 @@ def assess(request: str, actions: Sequence[Action], scorer: Scorer, *, has_input
         for part in split_if_served(decided, decide, generators, searches):
             out.append(after_search(part, out[-1] if out else None, searches))
     served = {c.served_by for c in out} - {None, INPUT, NOTHING}
+    by_name = {a.name: a for a in actions}
+    up = judge.upstream or {}
+    needed = frozenset(t for s in served for t in (*up.get(s, ()), *named(by_name[s]).terms.groups.get("task", ())))
 
     def told(c: ClauseCoverage) -> bool:  # "Hi all, we imaged layer 2/3 of barrel cortex" beside the ask tells, asks nothing
         return c.served_by in served and bool(served - {c.served_by}) and tells_only(c.clause)
 
-    return Coverage(request, tuple(story(c, served) if served and (c.served_by is None or told(c)) else c for c in out))
+    return Coverage(request, tuple(story(c, served, needed) if served and (c.served_by is None or told(c)) else c for c in out))
 
 
 __all__ = ["INPUT", "NOTHING", "Candidate", "ClauseCoverage", "Coverage", "Judge", "asked_columns", "assess", "assess_clause",

@@ -26,6 +26,11 @@ _QUANTITY = re.compile(r"^\d+(?:\.\d+)?-[a-z]+$|^\d+(?:x\d+)+$", re.IGNORECASE)
 # A greeting or sign-off and the name after it ("Best, Kenji", "Thanks, M.", "Dear Dr Okafor")
 _SIGN_OFF = re.compile(r"(?:(?i:best(?: wishes| regards)?|many thanks|thanks|thank you|cheers|regards|sincerely),|"
                        r"\b(?i:dear|hi|hello|hey))\s+((?:(?:Dr|Prof)\.?\s+)?[A-Z][\w.'’-]*(?:\s+[A-Z][a-z][\w'’-]*)?)")
+_AUTHORS = re.compile(r"[A-ZÀ-Þ][a-zà-ÿ'’]+(?:-[A-ZÀ-Þ][a-zà-ÿ'’]+)?(?:(?:,? and |, | & )[A-ZÀ-Þ][a-zà-ÿ'’]+(?:-[A-ZÀ-Þ][a-zà-ÿ'’]+)?)+"
+                      r"(?: et al\.?)?(?:,? \(?(?:19|20)\d\d\)?)?|"
+                      r"[A-ZÀ-Þ][a-zà-ÿ'’]+(?:-[A-ZÀ-Þ][a-zà-ÿ'’]+)?(?: et al\.?(?:,? \(?(?:19|20)\d\d\)?)?|,? \(?(?:19|20)\d\d\)?)")
+"""Authors cited ("the band depth of López-Pintado and Romo", "Sun & Genton 2011", "Pachitariu et al."): whose
+method it is, not another method; a single capitalised word needs "et al." or a year ("denoise by BM4D" still names one)."""
 _NOTATION = re.compile(r"[δΔ]\s*[fF]\s*/\s*[fF]0?|\bd[fF]\s*/\s*[fF]0?|\b[fF]0\b|\bdR\s*/\s*R\b|"
                        r"\b[dD]elta ?[fF](?: over | ?/ ?)[fF]0?\b")
 _COMMON = frozenset("i hz khz ms px sd sds std id ids ok".split())
@@ -121,7 +126,7 @@ def _spells(acronym: str, phrase: tuple[str, ...]) -> bool:
 def method_names(clause: str) -> list[str]:
     """Words and phrases of `clause` that read as the name of a method (by their form or family)."""
     text = _QUOTED.sub(lambda m: " " * len(m.group(0)), clause)  # a quoted title names nothing
-    for blank in (_ACQUISITION, _SOURCE, _ANATOMY):
+    for blank in (_ACQUISITION, _SOURCE, _ANATOMY, _AUTHORS):
         text = blank.sub(lambda m: " " * len(m.group(0)), text)
     text = _NOTATION.sub(" ", _SIGN_OFF.sub(lambda m: m.group(0)[:m.start(1) - m.start(0)] + " " * len(m.group(1)), text))
     text = _PLACE.sub(lambda m: m.group(0)[:m.start(1) - m.start(0)] + " " * len(m.group(1)), text)

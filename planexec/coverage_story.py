@@ -8,9 +8,10 @@ import re
 from collections.abc import Callable
 from collections.abc import Set as AbstractSet
 
-from planexec.clause_kinds import asks_advice, asks_sources, tells_only, wishes_only
+from planexec.clause_kinds import asks_advice, asks_sources, declines_only, tells_only, wishes_only
 from planexec.coverage_result import INPUT, NOTHING, ClauseCoverage
 from planexec.coverage_terms import without_names, worked_on
+from planexec.knowledge.reuse import extract_terms
 
 Decide = Callable[[str, str], ClauseCoverage]
 """The decision for one clause, given the clause before it."""
@@ -34,11 +35,21 @@ def after_search(c: ClauseCoverage, prev: ClauseCoverage | None, searches: Abstr
     return c
 
 
-def story(c: ClauseCoverage, served: set[str | None]) -> ClauseCoverage:
-    """An unserved clause beside a served ask: nothing asked if it only tells about the data or the writer, or is a
-    vague wish of someone else's that names no object or whose closest action serves the ask; else unchanged."""
+_ON_IT = re.compile(r"\b(?:measure|compute|calculate|estimate|determine|get|check|quantify|fit)\s+(?:it|that|them|this)\b"
+                    r"(?!\s+(?:to|into|for|with|by)\b)", re.IGNORECASE)
+"""A clause whose only ask is done to what the ask beside it names ("so we'd rather measure it than assume it")."""
+
+
+def story(c: ClauseCoverage, served: set[str | None], needed: AbstractSet[str] = frozenset()) -> ClauseCoverage:
+    """An unserved clause beside a served ask: nothing asked if it only tells about the data or the writer, is a
+    vague wish of someone else's that names no object or whose closest action serves the ask, or declines work that
+    no step of the served asks does (`needed`: their tasks and their producers'); else unchanged."""
     if tells_only(c.clause):
         return ClauseCoverage(c.clause, NOTHING, 1.0, (), "tells about the data or the writer; asks nothing")
+    if _ON_IT.search(c.clause) and not extract_terms(c.clause).groups and not worked_on(c.clause):
+        return ClauseCoverage(c.clause, NOTHING, 1.0, (), "asks again for what the ask beside it asks")
+    if declines_only(c.clause) and not extract_terms(c.clause).groups.get("task", frozenset()) & needed:
+        return ClauseCoverage(c.clause, NOTHING, 1.0, (), "declines work the ask does not need; asks nothing")
     if wishes_only(c.clause) and (not worked_on(c.clause) or c.candidates and c.candidates[0].name in served):
         return ClauseCoverage(c.clause, NOTHING, 1.0, (), "tells what someone else wishes; the direct ask says what to do")
     return c

@@ -105,7 +105,7 @@ _BEFORE_WE = re.compile(r"\bbefore (?:i|we|you|they|anyone|someone|people|the te
                         re.IGNORECASE)
 """What the writer does next or plans ("Before I argue with the reviewer, could you look up...", "we'll test that
 across animals later"): up to the next punctuation."""
-_SPAN = re.compile(r"\b(?:over|across|during|throughout)\s+(?:the\s+)?(?:whole\s+|entire\s+)?"
+_SPAN = re.compile(r"\b(?:over|across|during|through|throughout)\s+(?:the\s+)?(?:whole\s+|entire\s+)?"
                    r"(?:recording|movie|session|acquisition)\b", re.IGNORECASE)
 
 
@@ -118,6 +118,9 @@ _DONE_TO_INPUT = re.compile(r"\bafter (?:the )?(?:classification|segmentation|re
                             r"\b(?:i|we) (?:have |had )?already (?:make|made|do|did|done|ran|run|performed?|applied|apply|finished)\b[^.;:?!]*|"
                             r"\b[\w/-]+(?: [\w/-]+){0,2} (?:already ran|ran already|(?:is|was|are|were|has been|have been) (?:computed|calculated|"
                             r"estimated|done|run) already)\b|"
+                            r"\b(?:passed|survived|made it through) (?:the )?(?:classification|curation|classifier|segmentation)\b|"
+                            r"\bafter (?:the )?(?:cells|rois|neurons|movie|traces) (?:were|was|got|had been|have been) (?:classified|curated|segmented|"
+                            r"registered|detected)\b|"
                             r"\b(?:segmentation|registration|detection|classification|deconvolution|suite2p|cellpose|caiman|"
                             r"the (?:classifier|segmenter|detector|pipeline)) (?:gave|produced|returned|found|yielded) (?:us|me)\b|"
                             r"\balready (?:been )?(?:motion[- ])?(?:corrected|registered|denoised|segmented)\b(?: in an? (?:earlier|previous) (?:run|step))?|"
@@ -144,6 +147,9 @@ _OCCASION = re.compile(r"\b(?:as a backdrop )?for (?:the |my |our )?(?:figs|figu
 """What a result is for ("for the paper", "for my thesis figure", "for a teaching session on functional boxplots") is
 not an object worked on or a figure asked."""
 _ACQUISITION = re.compile(r"\b(?:frame|sampling|acquisition|imaging|scan) rate\b|"
+                          r"\b(?:at |@ ?)?\d+(?:\.\d+)? ?(?:frames? (?:per|a) second|frames?/s)\b|"
+                          r"\b(?:we|i) (?:imaged|recorded|acquired|sampled) (?:a |an |the |our |one )?(?:[\w-]+ ){0,3}?(?:field of view|fov|area|"
+                          r"region|plane)\b|"
                           r"\b(?:recording|movie|session|video|data|stack)s? (?:is|was|are|were) (?:sampled|recorded|acquired|imaged|taken)\b[^.;:?!]*|"
                           r"\b(?:one|a|each) row (?:per|for each|for every) (?:cell|roi|neuron|curve|event|trace)s?\b|"
                           r"\b(?:recording|movie|session|video|data|stack)s? (?:(?:is|was|are|were) (?:\w+ )?)?(?:at|@)?\s*"
@@ -171,7 +177,7 @@ _REFERENCE = re.compile(r"\b(?:above|below|over|under|than|from) (?:the |its |th
 _DESCRIBED = re.compile(r"\b(?:that|which|who)\s+(?:\w+\s+){0,2}(?:fire[sd]?|flash(?:ed|es)?|spike[sd]?)\b[^,.;?!]*|"
                         # what a method must stay clear of ("a baseline that is not dragged up by the transients")
                         r"\b(?:without (?:being )?|not (?:be |being )?)(?:dragged|pulled|biased|affected|thrown off|fooled|distorted)"
-                        r"(?: up| down)? by (?:the )?(?:[\w-]+ )?(?:transients|spikes|events|peaks)\b|"
+                        r"(?: up| down| upwards?| downwards?)? by (?:the )?(?:[\w-]+ )?(?:transients|spikes|events|peaks)\b|"
                         # how the cells differ ("expression levels differ a lot between cells")
                         r"\b(?:differs?|vary|varies) (?:a lot |widely |strongly |greatly |quite a bit |so much )?(?:between|across|among) "
                         r"(?:the )?(?:cells|neurons|rois|curves|animals|sessions)\b|"
@@ -209,7 +215,9 @@ def without_purpose(text: str) -> str:
     return _OCCASION.sub(" ", _REFERENCE.sub(" ", _DONE_TO_INPUT.sub("", _BEFORE.sub(" ", text))))
 
 
-_AS_FILE = re.compile(r"\bas (?:an? )?(?:image|png|picture|jpe?g|svg|pdf|tiff?)(?: file)?\b", re.IGNORECASE)
+_AS_FILE = re.compile(r"\bas (?:an? )?(?:image|png|picture|jpe?g|svg|pdf|tiff?)(?: file)?\b|"
+                      r"\b(?:an?|one) (?:[\w-]+ )?(?:table|matrix) of (?=(?:[\w-]+ ){0,3}(?:correlations?|coefficients?|values|rates?|counts?|"
+                      r"amplitudes?|areas?|measures?))", re.IGNORECASE)
 """The format an output is saved in ("save the boxplot as an image") is not an object worked on."""
 
 
@@ -217,6 +225,7 @@ def worked_on(text: str) -> frozenset[str]:
     """The objects a clause works on: those it names outside a purpose ("to find cells"), the step it comes before,
     a time span, an occasion, how the data was acquired, what the input went through ("the neuropil-corrected
     traces" are traces) or the format an output is saved in ("denoise before ROI detection" works on the movie)."""
+    text = digits(text)  # "at ten frames per second" is a rate
     text = _LEADING_PURPOSE.sub(" ", _DONE_TO_INPUT.sub("", _COLUMN_NAME.sub(" column ", text)))
     text = _DESCRIBED.sub(" ", _BEFORE.sub(" ", _PURPOSE.sub(" ", _BEFORE_WE.sub(" ", text))))
     return objects(_ACQUISITION.sub(" ", _OCCASION.sub(" ", _AS_FILE.sub(" ", _SPAN.sub(" ", text)))))

@@ -32,6 +32,9 @@ def test_clauses_split_at_separators_and_before_new_verbs() -> None:
         "tell me the largest displacement", "tell me the number of cells"]
     assert split_clauses("give me the mean revenue, as well as the median") == ["give me the mean revenue", "give me the median"]
     assert split_clauses("plot the boxplot as well as the median curve") == ["plot the boxplot and the median curve"]
+    # requests_heldout18 and 19: a lead-in word belongs to its clause; a title's full stop ends no sentence
+    assert split_clauses("Roughly, how long do the events last? Thanks, Prof. Marsh") == [
+        "Roughly, how long do the events last", "Thanks and Prof. Marsh"]
 
 
 def test_tokens_use_synonyms_and_stems() -> None:

@@ -460,3 +460,36 @@ def test_sets_p_and_q_refused_for_the_one_detail(minilm, clause: str, action: st
 ])
 def test_sets_p_and_q_served(minilm, clause: str, action: str) -> None:  # noqa: ANN001
     assert decided(minilm, clause, action).accepted
+
+
+def test_requests_heldout18_and_19_what_asks_nothing() -> None:
+    from planexec.clause_kinds import declines_only, refers_back_only
+    from planexec.coverage_names import method_names
+
+    assert method_names("the spatial depth of Chakraborty and Chaudhuri, as in Ramsay & Silverman 2005") == []
+    assert method_names("Pachitariu et al. used it; please denoise with BM4D") == ["BM4D"]
+    assert "rotation" not in extract_terms("I am a rotation student in the lab").groups.get("scope", ())
+    assert "rotation" in extract_terms("correct the rotation of the field").groups.get("scope", ())
+    assert declines_only("the histogram was made elsewhere, so that isn't needed")
+    assert declines_only("please don't bother with the per-region numbers")
+    assert not declines_only("please don't subtract the neuropil")
+    assert refers_back_only("I'd like to know whether it is closer to the slow or the fast variant")
+
+
+def test_a_declined_extra_asks_nothing_but_a_declined_step_of_the_ask_is_refused(minilm) -> None:  # noqa: ANN001
+    from planexec.coverage import assess
+
+    from .judging import library
+    from planexec.similarity import EmbeddingScorer
+
+    done = assess("How many cells are there? The correlation map was made separately, so that one isn't needed.",
+                  library(), EmbeddingScorer(minilm), has_input=True)
+    assert done.complete
+    needed = assess("How many cells are there? The segmentation was done separately, so that one isn't needed.",
+                    library(), EmbeddingScorer(minilm), has_input=True)
+    assert not needed.complete
+
+
+def test_a_question_to_the_papers_may_use_a_methods_words(minilm) -> None:  # noqa: ANN001
+    assert decided(minilm, "Which minimum peak distance does the detection note in our papers suggest for find_peaks?",
+                   "rag_retrieval").accepted

@@ -35,8 +35,8 @@ def after_search(c: ClauseCoverage, prev: ClauseCoverage | None, searches: Abstr
     return c
 
 
-_ON_IT = re.compile(r"\b(?:measure|compute|calculate|estimate|determine|get|check|quantify|fit)\s+(?:it|that|them|this)\b"
-                    r"(?!\s+(?:to|into|for|with|by)\b)", re.IGNORECASE)
+_ON_IT = re.compile(r"\b(?:measure|compute|calculate|estimate|determine|quantify)\s+(?:it|that|them|this)\b"
+                    r"(?:\s+than\b[^.;:?!]*)?\s*[.!]?\s*$", re.IGNORECASE)
 """A clause whose only ask is done to what the ask beside it names ("so we'd rather measure it than assume it")."""
 
 

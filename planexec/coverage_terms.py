@@ -321,9 +321,16 @@ def each_frame(text: str) -> bool:
 _NEGATED_AROUND = re.compile(r"\brather (?:have|get|use|see|take) [^.;:?!]{1,80}? than((?:\s+[\w/'-]+){1,3})", re.IGNORECASE)
 
 
+_NOT_NEEDED = re.compile(r"((?:[\w/-]+\s+){1,3})(?:is|are|was|were)(?:n['’]t| not) (?:needed|necessary|required|wanted)\b",
+                         re.IGNORECASE)
+"""A step said to be unneeded ("Neuropil subtraction is not needed"): denied, like "without neuropil subtraction"."""
+
+
 def split_negated(text: str) -> tuple[str, str]:
     """(the text with denied phrases blanked, the denied phrases): "peaks, no deconvolution" -> ("peaks, ", "deconvolution")."""
-    denied = [m.group(1) for m in _NEGATED.finditer(text)]
+    denied = [m.group(1) for m in _NOT_NEEDED.finditer(text)]
+    text = _NOT_NEEDED.sub(" ", text)
+    denied += [m.group(1) for m in _NEGATED.finditer(text)]
     text = _NEGATED.sub(" ", text)
     for m in reversed(list(_NEGATED_AROUND.finditer(text))):  # only the denied words go: the ask before "than" stays
         denied.append(m.group(1))

@@ -179,4 +179,5 @@ def test_an_input_nobody_asked_for_comes_from_the_standard_step_unless_the_reque
     assert made_by("roi_traces", "what's the average event amplitude in dF/F?") == "extract_neuropil"
     assert made_by("baseline", "what's the average event amplitude in dF/F?") == "baseline_running"
     assert made_by("roi_traces", "compute dF/F without neuropil subtraction") == "extract_traces"
+    assert made_by("roi_traces", "compute dF/F. Neuropil subtraction is not needed.") == "extract_traces"
     assert made_by("baseline", "dF/F against a constant percentile baseline") == "baseline_percentile"

@@ -493,3 +493,16 @@ def test_a_declined_extra_asks_nothing_but_a_declined_step_of_the_ask_is_refused
 def test_a_question_to_the_papers_may_use_a_methods_words(minilm) -> None:  # noqa: ANN001
     assert decided(minilm, "Which minimum peak distance does the detection note in our papers suggest for find_peaks?",
                    "rag_retrieval").accepted
+
+
+def test_a_step_said_to_be_unneeded_is_denied_and_a_pronoun_ask_points_back_only_when_alone(minilm) -> None:  # noqa: ANN001
+    from planexec.coverage import assess
+    from planexec.coverage_terms import split_negated
+    from planexec.similarity import EmbeddingScorer
+
+    from .judging import library
+
+    said, denied = split_negated("Give me dF/F per ROI. Neuropil correction is not needed.")
+    assert "neuropil" in denied.lower() and "neuropil" not in said.lower()
+    cov = assess("Count the cells and get it laminated for the poster.", library(), EmbeddingScorer(minilm), has_input=True)
+    assert not cov.complete

@@ -281,6 +281,8 @@ LEXICON: list[tuple[str, str, str]] = [
     # how far the frames moved: what registration measures, not a statistic of the movie's pixels
     ("measure", "displacement", r"\bdisplacements?\b|\b(?:largest|biggest|maximum|max|mean|average|total) (?:frame |lateral |x/?y )?(?:shifts?|drift|motion|movement)\b|"
                                 r"\bshifts? in (?:pixels|px)\b"),
+    # a brain atlas: nothing here registers to one
+    ("scope", "atlas", r"\batlas(?:es)?\b|\bccf\b|\bcommon coordinate framework\b"),
     # a neuropil ring with no gap to the cell: the ring here keeps 2 px away from every cell
     ("scope", "no_gap", r"\btouching the (?:roi|cell|soma)['’]?s? (?:edge|border|boundary|outline)\b|\bgap of (?:0|zero)\b|\bdirectly (?:adjacent|next) to the (?:roi|cell|soma)\b"),
     # a ring of another geometry: the ring here starts 2 px from the cells and has a fixed size

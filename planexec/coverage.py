@@ -140,6 +140,8 @@ _ANALYSIS_PARAMETER = re.compile(r"parameter [0-9.e+-]+(?:px|hz|ms|s|um|µm)$")
 
 
 _STRICT_HERE = ("comparison ", "fit ", "test ", "statistic count", "depth other_depth")
+_OUTLINE_MEASURES = ("shape perimeter", "shape solidity", "shape eccentricity")
+"""An outline's measures ("its perimeter and solidity"): not done by an action that names none of them."""
 _ONE_IMAGE = re.compile(r"\b(?:image|picture|projection|map|reference|snapshot)s?\b", re.IGNORECASE)
 """A clause that names the one image it wants ("every frame averaged into one picture") asks no value per frame."""
 _PAPERS_SAY = re.compile(r"\b(?:says?|recommend\w*|suggest\w*|propos\w*|advis\w*|according to|mention\w*)\b",
@@ -260,7 +262,7 @@ class Judge:
         # a filter ("cells larger than 50 px"), a model fit ("fit an exponential"), a statistical test ("a t-test
         # between the halves") or a count ("how many ROIs are active?") the action neither names nor outputs
         # (n_cells, events_per_cell) is not done
-        strict_here = _STRICT_HERE if not outputs_count(action) else _STRICT_HERE[:3]
+        strict_here = (*(_STRICT_HERE if not outputs_count(action) else _STRICT_HERE[:3]), *_OUTLINE_MEASURES)
         if images_only(action):  # a variance image is another image
             strict_here = (*strict_here, "statistic ")
         elif not have.terms.groups.get("projection"):  # a projection of another kind from a step that makes none (the

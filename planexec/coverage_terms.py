@@ -87,7 +87,7 @@ _LEADING_PURPOSE = re.compile(r"(?:^|(?<=[.!?]\s))\s*(?:(?:hi|hello|hey)(?: \w+)
 _BEFORE_WE = re.compile(r"\bbefore (?:i|we|you|they|anyone|someone|people|the team) [^,.;:?!]*|"
                         r"\b(?:i|we)(?:['’]m|['’]re| am| are) (?:currently |just )?(?:comparing|studying|investigating|testing|building|developing|"
                         r"designing|debugging|benchmarking|prototyping|teaching|running|giving|organi[sz]ing|hosting)\b[^.;:?!]*|"
-                        r"\b(?:i|we)(?:['’]ll| will| are going to| plan to| intend to)\b[^.;:?!]*|"
+                        r"\b(?:i|we)(?:['’]ll| will| are going to| plan to| intend to)\b(?:(?!,?\s+but\b(?!\s+not\s+(?:today|now|yet|here|this time)\b))[^.;:?!])*|"
                         # what the writer is busy with ("I'm filling in the table for the methods section")
                         r"\b(?:i|we)(?:['’]m|['’]re| am| are) (?:currently |just )?(?:filling in|preparing|writing|drafting|putting together|"
                         r"assembling|working on)\b[^,.;:?!]*|"

@@ -112,7 +112,7 @@ _SAID_FOR = {"curves": ("ramps", "sines", "sine waves", "bumps", "gaussians", "m
 
 def number_near(words: list[str], text: str) -> float | None:
     """A number written right before or after one of the argument's words ('30 curves', 'seed 7')."""
-    low = digits(text.lower())  # "forty-five curves" -> "45 curves"
+    low = re.sub(r"\bone(?= times\b)", "1", digits(text.lower()))  # "forty-five curves" -> "45 curves", "one times" -> 1
     for w in words:
         stem = re.escape(w.rstrip("s"))
         # adjacent forms first, so "30 curves with seed 7" gives seed 7, not 30

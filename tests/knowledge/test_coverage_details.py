@@ -478,9 +478,9 @@ def test_requests_heldout18_and_19_what_asks_nothing() -> None:
 
 def test_a_declined_extra_asks_nothing_but_a_declined_step_of_the_ask_is_refused(minilm) -> None:  # noqa: ANN001
     from planexec.coverage import assess
+    from planexec.similarity import EmbeddingScorer
 
     from .judging import library
-    from planexec.similarity import EmbeddingScorer
 
     done = assess("How many cells are there? The correlation map was made separately, so that one isn't needed.",
                   library(), EmbeddingScorer(minilm), has_input=True)
@@ -506,3 +506,13 @@ def test_a_step_said_to_be_unneeded_is_denied_and_a_pronoun_ask_points_back_only
     assert "neuropil" in denied.lower() and "neuropil" not in said.lower()
     cov = assess("Count the cells and get it laminated for the poster.", library(), EmbeddingScorer(minilm), has_input=True)
     assert not cov.complete
+
+
+def test_requests_heldout20_and_21_false_successes_are_refused(minilm) -> None:  # noqa: ANN001
+    from planexec.coverage_terms import without_purpose
+    from planexec.inputs import number_near
+
+    assert not decided(minilm, "align the imaging field to the CCF atlas to get each cell's area label", "register_motion").accepted
+    assert not decided(minilm, "for every ROI, report its perimeter and eccentricity", "count_cells").accepted
+    assert "Spearman" in without_purpose("We will try a GLM next month, but today I need the Spearman correlation")
+    assert number_near(["fences", "fence"], "draw the fences at one times the central region's height") == 1.0

@@ -26,11 +26,14 @@ _QUANTITY = re.compile(r"^\d+(?:\.\d+)?-[a-z]+$|^\d+(?:x\d+)+$", re.IGNORECASE)
 # A greeting or sign-off and the name after it ("Best, Kenji", "Thanks, M.", "Dear Dr Okafor")
 _SIGN_OFF = re.compile(r"(?:(?i:best(?: wishes| regards)?|many thanks|thanks|thank you|cheers|regards|sincerely),|"
                        r"\b(?i:dear|hi|hello|hey))\s+((?:(?:Dr|Prof)\.?\s+)?[A-Z][\w.'’-]*(?:\s+[A-Z][a-z][\w'’-]*)?)")
-_AUTHORS = re.compile(r"[A-ZÀ-Þ][a-zà-ÿ'’]+(?:-[A-ZÀ-Þ][a-zà-ÿ'’]+)?(?:(?:,? and |, | & )[A-ZÀ-Þ][a-zà-ÿ'’]+(?:-[A-ZÀ-Þ][a-zà-ÿ'’]+)?)+"
-                      r"(?: et al\.?)?(?:,? \(?(?:19|20)\d\d\)?)?|"
+_AUTHORS = re.compile(r"\b(?:of|by|from|after|following|per|see|cf\.?) [A-ZÀ-Þ][a-zà-ÿ'’]+(?:-[A-ZÀ-Þ][a-zà-ÿ'’]+)?"
+                      r"(?:(?:,? and |, | & )[A-ZÀ-Þ][a-zà-ÿ'’]+(?:-[A-ZÀ-Þ][a-zà-ÿ'’]+)?)+(?: et al\.?)?(?:,? \(?(?:19|20)\d\d\)?)?|"
+                      r"[A-ZÀ-Þ][a-zà-ÿ'’]+(?:-[A-ZÀ-Þ][a-zà-ÿ'’]+)?(?:(?:,? and |, | & )[A-ZÀ-Þ][a-zà-ÿ'’]+(?:-[A-ZÀ-Þ][a-zà-ÿ'’]+)?)+"
+                      r"(?: et al\.?|,? \(?(?:19|20)\d\d\)?)|"
                       r"[A-ZÀ-Þ][a-zà-ÿ'’]+(?:-[A-ZÀ-Þ][a-zà-ÿ'’]+)?(?: et al\.?(?:,? \(?(?:19|20)\d\d\)?)?|,? \(?(?:19|20)\d\d\)?)")
 """Authors cited ("the band depth of López-Pintado and Romo", "Sun & Genton 2011", "Pachitariu et al."): whose
-method it is, not another method; a single capitalised word needs "et al." or a year ("denoise by BM4D" still names one)."""
+method it is, not another method; names joined by "and" need "of"/"by" before them or a year after ("denoise with Kalman
+and Wiener filters" still names two methods), a single name "et al." or a year ("denoise by BM4D" still names one)."""
 _NOTATION = re.compile(r"[δΔ]\s*[fF]\s*/\s*[fF]0?|\bd[fF]\s*/\s*[fF]0?|\b[fF]0\b|\bdR\s*/\s*R\b|"
                        r"\b[dD]elta ?[fF](?: over | ?/ ?)[fF]0?\b")
 _COMMON = frozenset("i hz khz ms px sd sds std id ids ok".split())

@@ -516,3 +516,10 @@ def test_requests_heldout20_and_21_false_successes_are_refused(minilm) -> None: 
     assert not decided(minilm, "for every ROI, report its perimeter and eccentricity", "count_cells").accepted
     assert "Spearman" in without_purpose("We will try a GLM next month, but today I need the Spearman correlation")
     assert number_near(["fences", "fence"], "draw the fences at one times the central region's height") == 1.0
+
+
+def test_names_joined_by_and_are_authors_only_when_cited() -> None:
+    from planexec.coverage_names import method_names
+
+    assert method_names("denoise the movie with Kalman and Wiener filters") == ["Kalman", "Wiener"]
+    assert method_names("rank them by the depth of Sun and Genton") == []

@@ -167,7 +167,7 @@ LEXICON: list[tuple[str, str, str]] = [
     ("relation", "versus", r"\bbetween (?:each|every|the) \w+ and (?:its|their|the)\b"),
     # a part of the data or a split of it no action takes: "only the first 100 frames", "each trial separately"
     ("scope", "subset", r"\b(?:only|just) (?:from |of |in |on )?(?:the |a |for )?(?:first|last|middle|odd|even|top|bottom|brightest|dimmest)\b|"
-                        r"\b(?:first|last|initial|final) (?:\d+|few|ten|twenty|fifty|hundred) ?(?:\w+ )?(?:frames?|seconds?|points?|steps?|values?|"
+                        r"\b(?:first|last|initial|final) (?:\d+|few|two|three|four|five|six|seven|eight|nine|ten|twenty|fifty|hundred) ?(?:\w+ )?(?:frames?|seconds?|points?|steps?|values?|"
                         r"minutes?|cells?|rois?|neurons?|curves?|rows?|samples?|trials?)\b|\bframes? \d+ ?(?:-|–|—|to|through) ?\d+\b|"
                         r"\b(?:cells?|rois?|neurons?) \d+(?:, ?\d+)*,? (?:and|&) \d+ only\b|"
                         r"\b(?:only|just) (?:for |of )?(?:the )?(?:cells?|rois?|neurons?|curves?|traces?) #?\d+\b|"
@@ -281,6 +281,10 @@ LEXICON: list[tuple[str, str, str]] = [
     # how far the frames moved: what registration measures, not a statistic of the movie's pixels
     ("measure", "displacement", r"\bdisplacements?\b|\b(?:largest|biggest|maximum|max|mean|average|total) (?:frame |lateral |x/?y )?(?:shifts?|drift|motion|movement)\b|"
                                 r"\bshifts? in (?:pixels|px)\b"),
+    # money in another currency, and facts of the animal or the rig: no action here converts or knows them
+    ("scope", "currency", r"\bexchange rates?\b|\bcurrenc(?:y|ies)\b|\b(?:in|into|to) (?:euros?|dollars?|usd|eur|gbp|yen|pounds)\b"),
+    ("scope", "metadata", r"\b(?:which|what) (?:brain (?:area|region)|mouse (?:strain|line)|strain|genotype|species|microscope|"
+                          r"objective)\b"),
     # a brain atlas: nothing here registers to one
     ("scope", "atlas", r"\batlas(?:es)?\b|\bccf\b|\bcommon coordinate framework\b"),
     # a neuropil ring with no gap to the cell: the ring here keeps 2 px away from every cell

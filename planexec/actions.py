@@ -56,16 +56,19 @@ class Action:
     most: int | None = None
     """The most items its code takes (a capability's `max_rows = 30`: it draws the first 30 traces); None: no limit."""
 
-    def args_for(self, clause: str) -> dict[str, Any]:
-        """The action's arguments with those the clause's specifics choose (planexec.knowledge.reuse terms)."""
+    def args_for(self, clause: str, request: str = "") -> dict[str, Any]:
+        """The action's arguments with those the clause's specifics choose (planexec.knowledge.reuse terms), else
+        those the whole `request` chooses ("ranked by band depth. Which curve is the median?")."""
         if not self.term_args:
             return dict(self.args)
         from planexec.coverage_terms import split_negated
         from planexec.knowledge.reuse import extract_terms
 
-        # "extremal depth instead of band depth" chooses no band depth
-        named = {v for values in extract_terms(split_negated(clause)[0]).groups.values() for v in values}
-        chosen = [self.term_args[v] for v in sorted(named) if v in self.term_args]
+        def chosen_in(text: str) -> list[dict[str, Any]]:  # "extremal depth instead of band depth" chooses no band depth
+            named = {v for values in extract_terms(split_negated(text)[0]).groups.values() for v in values}
+            return [self.term_args[v] for v in sorted(named) if v in self.term_args]
+
+        chosen = chosen_in(clause) or (chosen_in(request) if request else [])
         return {k: v for d in (self.args, *chosen) for k, v in d.items()}
 
     @property

@@ -43,7 +43,9 @@ _SAME = {
 """Canonical forms, so a result named n_transients answers "the number of transients"."""
 _PHRASES = ((re.compile(r"(?i)(?:decay )?time constants?"), " tau "), (re.compile(r"(?i)signal[- ]to[- ]noise"), " snr "),
             (re.compile(r"(?i)(?:Δ|delta\s*)f\s*/\s*f0?|\bdf\s*/\s*f0?"), " dff "),
-            (re.compile(r"(?i)area under (?:the |each )?curve"), " auc "))
+            (re.compile(r"(?i)area under (?:the |each )?curve"), " auc "),
+            # "the 10-to-90 percent rise time", "a 20th percentile baseline": a level of the quantity, not a percentage asked
+            (re.compile(r"(?i)\b\d+(?:\.\d+)?(?:\s*(?:-|–|to)\s*\d+(?:\.\d+)?)?\s*(?:st|nd|rd|th)?\s*-?\s*(?:%|percent(?:ile)?|per cent)"), " "))
 
 
 def asked_phrase(clause: str) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from planexec.clause_mood import story_sentences
 from planexec.coverage_wording import without_asides
 from planexec.knowledge.reuse import extract_terms
 
@@ -46,7 +47,9 @@ def answer_form_only(clause: str) -> bool:
 
 
 _REFERS_BACK = re.compile(r"^\s*(?:(?:could|can|would|will) you\s+|please\s+)*(?:(?:work|figure|sort) (?:it|that|this|them) out|"
-                          r"(?:do|handle|calculate|compute|manage) (?:it|that|this|them))(?: for (?:me|us))?(?:,? please)?\s*[?.!]*\s*$",
+                          r"(?:do|handle|calculate|compute|manage) (?:it|that|this|them)|"
+                          r"(?:which|what) (?:indices|indexes|ones|ids|numbers)(?: (?:are|were) (?:they|those|these|flagged))?)"
+                          r"(?: for (?:me|us))?(?:,? please)?\s*[?.!]*\s*$",
                           re.IGNORECASE)
 _WHAT_FOR = re.compile(r"^\s*(?:i|we|(?:the |my |our )?[\w-]+)(?:['’]d| would)? (?:needs?|wants?|likes?) "
                        r"(?:it|that|this|them|the (?:number|result|value|answer|figure|total)s?) (?:for|by|before|in)\b", re.IGNORECASE)
@@ -103,6 +106,8 @@ def tells_only(clause: str) -> bool:
 _DECLINE = re.compile(r"\b(?:is|are|was|were)(?:n['’]t| not) (?:needed|necessary|required|wanted|part of (?:this|the|my|our) (?:ask|request))\b|"
                       r"\b(?:not|no longer) (?:needed|necessary|required)\b|"
                       r"\b(?:don['’]?t|do not|no need to|needn['’]t) (?:bother|redo|repeat|re-?run|worry about)\b|"
+                      r"\b(?:i['’]m|i am|we['’]re|we are) not (?:asking (?:you )?(?:to|for)|after|interested in|looking for)\b|"
+                      r"\b(?:don['’]?t|do not) (?:run|apply|do|compute|perform|start)\b[^.;:?!]*\b(?:yet|for now|this time)\b|\bhold off on\b|"
                       r"\b(?:analy[sz]ed|done|handled|covered|computed|made|did|ran|checked) (?:separately|elsewhere)\b|"
                       r"\b(?:we|i|someone|they) (?:already )?(?:did|ran|made|looked at|computed|checked|analy[sz]ed) (?:those|that|these|this|it|them)\b"
                       r"[^.;:?!]*\balready\b", re.IGNORECASE)
@@ -115,10 +120,18 @@ def declines_only(clause: str) -> bool:
     return bool(_DECLINE.search(clause))
 
 
+_VAGUE_ASK = re.compile(r"^\s*(?:(?:hi|hello|hey)\s+and\s+)?(?:for [^,.;]{0,40}?,?\s+)?(?:(?:i|we)(?:['’]d| would)? (?:want|need|like|"
+                        r"would like)\s+)?(?:a|an|one)?\s*(?:(?:toy|worked|small|quick|simple|little|brief)\s+)*(?:example|demo|"
+                        r"favou?r|hand|sanity check|check|question)\b(?:\s+(?:before|for|so)\b[^.;?!]{0,60})?\s*[.!]?\s*$", re.IGNORECASE)
+"""A wish that names no analysis ("For a methods lecture I want a toy example", "Quick sanity check before we trust
+anything downstream"): the direct ask beside it says what."""
+
+
 def wishes_only(clause: str) -> bool:
     """Whether a clause only tells what someone else wishes, naming no specific ("My supervisor would like a first
-    impression of how active the population was"): beside a direct ask that is served, it says why, not what."""
-    return (bool(_THIRD_PARTY.match(clause)) and bool(_VAGUE.search(clause))
+    impression of how active the population was"), or is the writer's wish of no analysis ("I want a toy example"):
+    beside a direct ask that is served, it says why, not what."""
+    return ((bool(_THIRD_PARTY.match(clause)) and bool(_VAGUE.search(clause)) or bool(_VAGUE_ASK.match(clause)))
             and not extract_terms(the_ask(clause)).groups)
 
 
@@ -168,8 +181,10 @@ def asking_part(clause: str) -> str:
     tell ("The segmentation found 40 ROIs but I doubt all are somata. Score each one..."): what the telling
     sentences name is the data's story, not the ask. A clause whose sentences all ask, or all tell, is kept whole."""
     sentences = [s for s in _SENTENCE.split(clause.strip()) if s]
-    asking = [s for s in sentences if _ASK_FORM.search(_WH_INSIDE.sub(" ", _NAMED.sub(" ", s))) or _INSTRUCTION.match(s)
-              or _WANTED.search(s) or _RESTRICTS.match(s)]
+    told = story_sentences(sentences)  # "Sam did the cell detection last month.": what was done is not asked
+    asking = [s for i, s in enumerate(sentences) if i not in told and (
+              _ASK_FORM.search(_WH_INSIDE.sub(" ", _NAMED.sub(" ", s))) or _INSTRUCTION.match(s)
+              or _WANTED.search(s) or _RESTRICTS.match(s))]
     # "Reviewer 3 asked for 20-80 % rise times. Could you compute that?": the sentence pointed back to is asked too
     pointed = {sentences[i - 1] for i, s in enumerate(sentences) if i and s in asking and _DOES_THAT.search(s)}
     asking = [s for s in sentences if s in asking or s in pointed]

@@ -34,6 +34,7 @@ from planexec.clause_kinds import (
     tells_only,
     the_ask,
 )
+from planexec.clause_mood import narrative, points_back
 from planexec.coverage_actions import (
     NEAR_MISS_MARGINS,
     UNSAID_PENALTIES,
@@ -131,7 +132,10 @@ _INPUT_ONLY = re.compile(
 _ROI = re.compile(r"\bROIs?\b|\bregions? of interest\b", re.IGNORECASE)
 _TIME_COURSE = re.compile(r"\btime[- ]?courses?\b|\b(?:cells?|neurons?|rois?)[- ](?:by|x|×)[- ](?:frames?|time(?:[- ]?points?)?)(?: matrix)?",
                           re.IGNORECASE)
-_REFERS_BACK = re.compile(r"\b(?:them|their|they|it|its|these|those|there|each one)\b", re.IGNORECASE)
+_REFERS_BACK = re.compile(r"\b(?:them|their|they|it|its|these|those|each one)\b|"
+                          # "count the events there", not "how many cells are there" or "there are 40 ROIs"
+                          r"(?<!\bare )(?<!\bis )(?<!\bwas )(?<!\bwere )\bthere\b(?!\s+(?:is|are|was|were|be|seems?|might|may|will|must|should|'s)\b)",
+                          re.IGNORECASE)
 _NOUN = re.compile(r"\b(?:cells?|neurons?|traces?|curves?|events?|transients?|spikes?|images?|frames?|movies?|"
                    r"columns?|rows?|tables?|field of view|fov)\b", re.IGNORECASE)
 
@@ -410,10 +414,17 @@ def assess(request: str, actions: Sequence[Action], scorer: Scorer, *, has_input
     up = judge.upstream or {}
     needed = frozenset(t for s in served for t in (*up.get(s, ()), *named(by_name[s]).terms.groups.get("task", ())))
 
-    def told(c: ClauseCoverage) -> bool:  # "Hi all, we imaged layer 2/3 of barrel cortex" beside the ask tells, asks nothing
-        return c.served_by in served and bool(served - {c.served_by}) and tells_only(c.clause)
+    # "Sam did the cell detection last month", "Marta will do the kinetics": beside a served ask that is no narrative,
+    # a narrative no later clause points back to ("Could you segment it that way?") asks nothing
+    asks = {c.served_by for c in out if not narrative(c.clause)} - {None, INPUT, NOTHING}
+    narrated = [bool(asks) and narrative(c.clause) and not (i + 1 < len(out) and points_back(out[i + 1].clause))
+                for i, c in enumerate(out)]
 
-    return Coverage(request, tuple(story(c, served, needed) if served and (c.served_by is None or told(c)) else c for c in out))
+    def told(c: ClauseCoverage, story_only: bool) -> bool:  # "Hi all, we imaged layer 2/3 of barrel cortex" beside the ask
+        return c.served_by in served and bool(served - {c.served_by}) and (story_only or tells_only(c.clause))
+
+    return Coverage(request, tuple(story(c, served, needed, n) if served and (c.served_by is None or told(c, n)) else c
+                                   for c, n in zip(out, narrated, strict=True)))
 
 
 __all__ = ["INPUT", "NOTHING", "Candidate", "ClauseCoverage", "Coverage", "Judge", "asked_columns", "assess", "assess_clause",

@@ -22,7 +22,7 @@ from planexec.knowledge.reuse import normalise_notation
 _TOKEN = re.compile(r"[^\W_][\w'’-]*[^\W_]|[^\W_]", re.UNICODE)
 _UNIT = re.compile(r"^\d+(?:\.\d+)?(?:st|nd|rd|th|px|hz|khz|ms|s|x|d|um|µm|nm|%)?$", re.IGNORECASE)
 # A quantity written as one word names no method: "10-minute", "2-photon", "3-fold", "512x512"
-_QUANTITY = re.compile(r"^\d+(?:\.\d+)?-[a-z]+$|^\d+(?:x\d+)+$", re.IGNORECASE)
+_QUANTITY = re.compile(r"^\d+(?:\.\d+)?(?:st|nd|rd|th)?-[a-z]+$|^\d+(?:x\d+)+$", re.IGNORECASE)
 # A greeting or sign-off and the name after it ("Best, Kenji", "Thanks, M.", "Dear Dr Okafor")
 _SIGN_OFF = re.compile(r"(?:(?i:best(?: wishes| regards)?|many thanks|thanks|thank you|cheers|regards|sincerely),|"
                        r"\b(?i:dear|hi|hello|hey))\s+((?:(?:Dr|Prof)\.?\s+)?[A-Z][\w.'’-]*(?:\s+[A-Z][a-z][\w'’-]*)?)")

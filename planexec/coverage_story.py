@@ -40,12 +40,17 @@ _ON_IT = re.compile(r"\b(?:measure|compute|calculate|estimate|determine|quantify
 """A clause whose only ask is done to what the ask beside it names ("so we'd rather measure it than assume it")."""
 
 
-def story(c: ClauseCoverage, served: set[str | None], needed: AbstractSet[str] = frozenset()) -> ClauseCoverage:
-    """An unserved clause beside a served ask: nothing asked if it only tells about the data or the writer, is a
-    vague wish of someone else's that names no object or whose closest action serves the ask, or declines work that
-    no step of the served asks does (`needed`: their tasks and their producers'); else unchanged."""
+def story(c: ClauseCoverage, served: set[str | None], needed: AbstractSet[str] = frozenset(),
+          told: bool = False) -> ClauseCoverage:
+    """An unserved clause beside a served ask: nothing asked if it only tells about the data or the writer, tells what
+    was done or will be done elsewhere (`told`: a narrative no later clause points back to), is a vague wish of someone
+    else's that names no object or whose closest action serves the ask, or declines work that no step of the served
+    asks does (`needed`: their tasks and their producers'); else unchanged."""
     if tells_only(c.clause):
         return ClauseCoverage(c.clause, NOTHING, 1.0, (), "tells about the data or the writer; asks nothing")
+    if told:
+        return ClauseCoverage(c.clause, NOTHING, 1.0, (), "tells what was done, or will be done elsewhere or later; "
+                                                          "asks nothing")
     if _ON_IT.search(c.clause) and not extract_terms(c.clause).groups and not worked_on(c.clause):
         return ClauseCoverage(c.clause, NOTHING, 1.0, (), "asks again for what the ask beside it asks")
     if declines_only(c.clause) and not extract_terms(c.clause).groups.get("task", frozenset()) & needed:

@@ -8,6 +8,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from planexec.actions import Action
+from planexec.clause_mood import without_story
 
 _TABLES = (".csv", ".tsv", ".json")
 _ASKED_COLUMN = re.compile(
@@ -20,7 +21,9 @@ _NOT_COLUMNS = frozenset(
     "and or to in for with by from on at "
     # verbs and pronouns after a statistic's name ("so the mean is misleading", "sum me all the units")
     "is are was were be been being me us you him her my our your i we this that these those so but if as what which "
-    "how when where why do does did has have had can could would should will may might must".split())
+    "how when where why do does did has have had can could would should will may might must "
+    # "make the average look better", "the median shouldn't care about them"
+    "look looks looked seem seems seemed shouldn isn aren doesn don won wouldn couldn".split())
 
 
 def table_columns(files: Iterable[object]) -> list[str]:
@@ -53,7 +56,7 @@ def missing_columns(request: str, columns: Sequence[str]) -> list[str]:
     either ("the largest single revenue figure" asks of revenue, not of a column 'single')."""
     have = {c.lower() for c in columns}
     missing = []
-    for m in _ASKED_COLUMN.finditer(request):
+    for m in _ASKED_COLUMN.finditer(without_story(request)):  # "our analyst already made the average order size"
         first = m.group(1).lower()
         if first in _NOT_COLUMNS:
             continue

@@ -63,8 +63,8 @@ _VARIABLE_OBJECTS = (
 # A denial and the few words it covers: "without neuropil correction", "no figure", "not deconvolved"
 # ("cell or not" denies nothing).
 # "not counting the rejected ROIs" and "excluding" leave something out, like "except"; "don't need a plot" denies one.
-_NEGATED = re.compile(r"\b(?:without(?! (?:being )?(?:dragged|pulled|biased|affected|thrown off|fooled|distorted)\b)|(?<!yes/)(?<!yes or )no|nothing|not counting|excluding|leaving out|(?<!\bor )not(?! (?:just|only|merely)\b)|w/o|instead of|(?<!soma )(?<!cell )(?<!neuron )(?<!real )rather than|"
-                      r"except|(?:don|doesn|won)['’]?t(?! know\b)(?: (?:need|want))?|no need for)\b(?:\s+(?:going|passing) through|\s+(?:using|doing|running|applying|run|use|do|apply|perform))?(?:\s+any)?((?:\s+an?\b)?(?:\s+[\w/'-]+){1,3})",
+_NEGATED = re.compile(r"\b(?<![-/])(?:without(?! (?:being )?(?:dragged|pulled|biased|affected|thrown off|fooled|distorted)\b)|(?<!yes/)(?<!yes or )no|nothing|not counting|excluding|leaving out|(?<!\bor )not(?! (?:just|only|merely)\b)|w/o|instead of|(?<!soma )(?<!cell )(?<!neuron )(?<!real )rather than|"
+                      r"except|(?:don|doesn|won)['’]?t(?! know\b)(?: (?:need|want))?|no need for)\b(?:\s+(?:going|passing) through|\s+(?:using|doing|running|applying|run|use|do|apply|perform))?(?:\s+any)?((?:\s+an?\b)?(?:\s+(?!or\b)[\w/'-]+){1,3}(?:\s+or(?:\s+any)?(?:\s+[\w/'-]+){1,3})?)",
                       re.IGNORECASE)
 
 

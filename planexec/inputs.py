@@ -46,6 +46,9 @@ class HeuristicInputGenerator:
 def _guess(name: str, spec: dict[str, Any], texts: list[str], ctx: ToolContext) -> Any:
     kinds = kinds_of(spec)
     words = argument_words(name)
+    if name == "percentiles":  # "outside the 80th-percentile band": the widest band drawn is the one named
+        named = next((m for t in texts if t for m in [_NAMED_BAND.search(digits(t))] if m), None)
+        return [*(q for q in (25.0, 50.0, 75.0) if q < float(named.group(1))), float(named.group(1))] if named else None
     if "enum" in spec:
         from planexec.knowledge.reuse import extract_terms, without_terms
 
@@ -56,14 +59,14 @@ def _guess(name: str, spec: dict[str, Any], texts: list[str], ctx: ToolContext) 
                 # an option that is itself a term ("mbd") is named as such; another ("band") only outside a
                 # longer term the text names ("band depth" is a depth, not the band outlier rule)
                 where = low if isinstance(option, str) and extract_terms(option).groups else bare
-                if isinstance(option, str) and re.search(rf"\b{re.escape(option.lower())}\b", where):
+                if isinstance(option, str) and re.search(rf"\b{re.escape(option.lower())}\b|{_ALIASES.get(option, '(?!)')}", where):
                     return option
         return None
     if "string" in kinds and any(w in ("path", "file", "filename", "csv") for w in words):
         return _path_from(texts, ctx)
     if kinds & {"integer", "number"}:
         for text in texts:
-            share = _CENTRAL_SHARE.search(text) if name == "prob" else None
+            share = _CENTRAL_SHARE.search(digits(text)) if name == "prob" else None  # "seventy-five percent"
             if share:  # "the central region made of the 75% deepest curves": the share of curves inside it
                 return float(share.group(1) or share.group(2)) / 100.0
             value = number_near(words, text)
@@ -75,8 +78,13 @@ def _guess(name: str, spec: dict[str, Any], texts: list[str], ctx: ToolContext) 
     return None
 
 
-_CENTRAL_SHARE = re.compile(r"(\d+(?:\.\d+)?)\s*%\s*(?:of the\s+)?(?:most\s+)?(?:deepest|central|innermost)\b|"
-                            r"\bcentral (?:region|band|envelope)\b[^.;%]{0,40}?\b(\d+(?:\.\d+)?)\s*%", re.IGNORECASE)
+_NAMED_BAND = re.compile(r"\b(\d+(?:\.\d+)?)(?:st|nd|rd|th)?\s*(?:-\s*)?(?:%|per ?cent|percentile)(?:\s*-\s*|\s+)band\b",
+                         re.IGNORECASE)
+_ALIASES = {"inline": r"\bone[- ](?:line|liner|sentence)\b|\bsingle[- ](?:line|sentence)\b",
+            "detailed": r"\bmulti[- ]section\b|\bsectioned\b|\bin[- ]depth\b"}
+"""Other words for an option ("a one-line summary" is the inline report)."""
+_CENTRAL_SHARE = re.compile(r"(\d+(?:\.\d+)?)\s*(?:%|per ?cent)\s*(?:of the\s+)?(?:most\s+)?(?:deepest|central|innermost)\b|"
+                            r"\bcentral (?:region|band|envelope)\b[^.;%]{0,40}?\b(\d+(?:\.\d+)?)\s*(?:%|per ?cent)", re.IGNORECASE)
 
 
 def kinds_of(spec: dict[str, Any]) -> set[str]:
@@ -117,7 +125,8 @@ def number_near(words: list[str], text: str) -> float | None:
         stem = re.escape(w.rstrip("s"))
         # adjacent forms first, so "30 curves with seed 7" gives seed 7, not 30
         for pattern in (rf"\b{stem}s?\s*(?:=|:|of)?\s*{_NUMBER}", rf"{_NUMBER}\s+{stem}s?\b",
-                        rf"{_NUMBER}\s+(?:[a-z-]+\s+){{1,2}}?{stem}s?\b",
+                        # "3 planted outliers", not "the default 100 points and noise" (the number counts the points)
+                        rf"{_NUMBER}\s+(?:(?!(?:and|or|with|plus|but)\b)[a-z-]+\s+){{1,2}}?{stem}s?\b",
                         # "3 of them planted as outliers"
                         rf"{_NUMBER}\s+of (?:them|these|those|which)\s+(?:[a-z-]+\s+){{0,3}}?{stem}s?\b",
                         # "of which 15 should be planted outliers"

@@ -200,7 +200,7 @@ class HeuristicPlanner:
                     depends_on=tuple(deps),
                     inputs=a.inputs,
                     outputs=a.outputs,
-                    args=a.args_for(choice.clause or ctx.request),
+                    args=a.args_for(choice.clause or ctx.request, ctx.request),
                 )
             )
             for v in a.outputs:

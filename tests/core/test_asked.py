@@ -81,3 +81,12 @@ def test_a_superlative_question_needs_a_result_that_names_the_item(clause: str, 
 def test_a_text_naming_the_item_answers_which() -> None:
     assert names_a_member("curve", ["uncertainty_report"], ["40 curves: median is curve 13 (flat)"])
     assert not names_a_member("curve", ["uncertainty_report"], ["40 curves, 3 outliers"])
+
+
+def test_a_level_of_a_quantity_is_no_percentage_asked() -> None:
+    """requests_heldout24: 'the median 10-to-90 percent rise time' failed for computing no percentage."""
+    from planexec.asked import quantity_words
+
+    assert quantity_words("median 10-to-90 percent rise time") == {"median", "time"}
+    assert quantity_words("the F0 at the 20th percentile") == set()
+    assert quantity_words("the percentage of active cells") == {"percentage"}

@@ -55,6 +55,34 @@ def test_the_share_of_curves_in_the_central_region_is_read_as_a_fraction() -> No
         assert guessed["prob"] == pytest.approx(float(said.split("%")[0].split()[-1]) / 100), said
 
 
+def test_a_share_in_words_a_named_band_and_a_one_line_report_are_read() -> None:
+    """requests_heldout22 and 24: 'seventy-five percent deepest' ran with 50 %, 'outside the 80th-percentile band'
+    with the 90 % band, and 'a one-line summary' wrote the paragraph report."""
+    from planexec.tools import default_registry
+
+    registry = default_registry()
+    stats = registry.get("compute_functional_boxplot_statistics")
+
+    def guessed(tool, said: str) -> dict:  # noqa: ANN001
+        step = PlanStep(1, tool.name, (tool.name,), serves=said)
+        return HeuristicInputGenerator().generate(step, tool, ToolContext(request=said))
+
+    assert guessed(stats, "the central region as the seventy-five percent deepest curves")["prob"] == pytest.approx(0.75)
+    banded = guessed(stats, "call anything outside the 80th-percentile band an outlier (the band rule)")
+    assert banded["percentiles"][-1] == pytest.approx(80) and banded["outlier_rule"] == "band"
+    assert "percentiles" not in guessed(stats, "flag the outliers with the usual fences")
+    report = registry.get("generate_uncertainty_report")
+    assert guessed(report, "give a one-line uncertainty summary")["analysis_type"] == "inline"
+
+
+def test_a_number_counts_the_noun_right_after_it_not_one_joined_by_and() -> None:
+    """requests_heldout23: 'the default 100 points and noise are fine' generated curves with noise 100."""
+    from planexec.inputs import number_near
+
+    assert number_near(["noise"], "the default 100 points and noise are fine") is None
+    assert number_near(["outliers"], "45 ramps with 3 planted outliers") == 3
+
+
 def test_a_text_argument_takes_the_clause_the_step_serves_not_its_title() -> None:
     """Offline plans title a step by its action ("Rag retrieval"): the search must look up the clause it serves."""
     ctx = ToolContext(request="Count the cells. What do the papers say about F0?")

@@ -150,6 +150,9 @@ def test_a_denied_choice_of_an_argument_is_no_conflict_only_when_another_choice_
     assert not other.accepted
     # the plan never sets the choice the clause denies
     assert stats[0].args_for("extremal depth instead of band depth").get("method") != "bd"
+    # a step the plan adds upstream serves no clause: the whole request chooses (requests_heldout25)
+    assert stats[0].args_for("", "Rank them by band depth, not the modified one. Which curve is the median?")["method"] == "bd"
+    assert stats[0].args_for("with MBD", "Rank them by band depth first.").get("method") != "bd"
 
 
 def test_hyphenated_method_families_and_units_that_look_like_names() -> None:

@@ -125,3 +125,51 @@ def test_why_a_statistic_will_not_do_is_the_story(minilm) -> None:  # noqa: ANN0
                "What is the median of units?")
     cov = assess(request, library(), EmbeddingScorer(minilm), has_input=True)
     assert cov.complete and cov.clauses[-1].served_by == "describe_table"
+
+
+def test_what_was_done_or_will_be_done_elsewhere_is_the_story(minilm) -> None:  # noqa: ANN001
+    """requests_heldout23 and 25: long e-mails whose background names analyses done, planned or someone else's."""
+    request = ("Dear all, we imaged zebrafish tectum at 10 Hz. Our collaborators in Ghent will run the assembly "
+               "detection on their side, and Sam fitted tuning curves to the other sessions last month. "
+               "Could you detect the calcium transients and tell me how many there are in total?")
+    cov = assess(request, library(), EmbeddingScorer(minilm), has_input=True)
+    assert cov.complete, [(c.clause, c.served_by, c.reason) for c in cov.clauses]
+    # told, but pointed back to: the story holds the ask's specifics, so it stays part of the ask
+    pointed = assess("The consortium agreed on Cellpose with the cyto2 model. Could you segment the cells that way?",
+                     library(), EmbeddingScorer(minilm), has_input=True)
+    assert not pointed.complete
+    # nothing but story: no ask is served, so nothing is done
+    only = assess("Sam segmented the cells last month. Marta will compute the skewness next week.", library(),
+                  EmbeddingScorer(minilm), has_input=True)
+    assert not only.complete
+    # a declined step is not run: "don't run X or any Y yet" denies both
+    declined = assess("Could you segment the field and tell me how many cells there are? Please don't run spike "
+                      "inference or any event analysis yet, for now I only want the cell count.", library(),
+                      EmbeddingScorer(minilm), has_input=True)
+    assert declined.complete and "detect_events" not in {c.served_by for c in declined.clauses}
+
+
+def test_requests_heldout22_to_25_false_successes_are_refused(minilm) -> None:  # noqa: ANN001
+    from planexec.coverage_terms import split_negated
+
+    assert not decided(minilm, "Average revenue from sales.csv, converted into euros at today's exchange rate please",
+                       "describe_table").accepted
+    assert not decided(minilm, "tell me which brain area and which mouse strain this was recorded from",
+                       "region_properties").accepted
+    assert "scope" in extract_terms("compare each cell's event rate in the first five seconds with the last five").groups
+    assert "band" in split_negated("ranked by the original all-or-nothing band depth, not the modified one")[0]
+    assert method_names("call anything outside the 80th-percentile band an outlier") == []
+
+
+def test_a_wish_of_no_analysis_and_the_story_name_no_column(minilm) -> None:  # noqa: ANN001
+    """requests_heldout23 and 25: a toy example wished for beside the ask, and words of the story read as columns."""
+    from planexec.clause_kinds import wishes_only
+    from planexec.coverage_tables import missing_columns
+
+    assert wishes_only("For a methods lecture I want a toy example") and not wishes_only("I want a boxplot")
+    columns = ["date", "region", "product", "units", "revenue"]
+    told = ("Our analyst has already produced the total revenue and the average order size. What's missing is the "
+            "mean revenue for each region.")
+    assert missing_columns(told, columns) == []
+    assert missing_columns("big orders make the average look better; the median shouldn't care", columns) == []
+    assert missing_columns("what is the average profit?", columns) == ["profit"]

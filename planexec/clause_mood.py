@@ -1,0 +1,128 @@
+"""Which sentences of a request ask, and which only tell its story (what was done, or will be done elsewhere).
+
+A long e-mail names many analyses besides its ask: "Sam did the cell detection last month", "Marta will do the
+kinetics next week", "Rise times can wait". Those sentences are narrative: their analyses are not asked, so the
+ask is judged without them (`planexec.clause_kinds.asking_part`) and, beside a served ask, they ask nothing
+(`planexec.coverage_story.story`). A sentence is a request when it has a request's form (a question, "please",
+"could you", "I need", a third party's "asked us to", an imperative verb first); a narrative is a sentence that is
+no request and tells of the past, of others' plans or of the writer's own later work. A narrative that a later
+sentence points back to ("Could you segment it that way?") is part of the ask.
+"""
+
+from __future__ import annotations
+
+import re
+
+_REQUEST = re.compile(
+    r"\?|\b(?:please|pls|plz|kindly)\b|"
+    r"\b(?:could|can|would|will|may)\s+(?:you|u|someone|somebody)\b|\b(?:you|u)\s+(?:could|can|should|might)\b|"
+    r"\b(?:i|we)(?:['’]d|['’]ll)?\s+(?:(?:would|also|still|really|only|just|then|now|mainly|mostly|rather)\s+){0,2}"
+    r"(?:need|want|like|love|require|prefer|wish|hope|ask)\w*\b|\band (?:would like|want|need)\b|"
+    r"\b(?:i|we)(?:['’]d| would) (?:rather|be (?:grateful|glad|happy|thankful))\b|"
+    r"\b(?:i|we)(?:['’]m| am|['’]re| are)\s+(?:\w+\s+)?(?:after|looking for|hoping|asking|interested in|keen|curious)\b|"
+    r"\bit would be (?:great|good|nice|helpful|useful|ideal)\b|\b(?:is it possible|is there a way)\b|"
+    r"\blet(?:['’]s| me| us)\b|\bhelp (?:me|us)\b|\b(?:i|we) wonder\w*\b|"
+    r"\basked (?:me|us|for)\b|\b(?:wants?|needs?|would like|expects?) (?:me|us|you) to\b|"
+    r"\b(?:the|my|our) (?:ask|request|question|goal|aim|task|deliverable)s? (?:is|are|here is)\b|"
+    r"\bwhat['’]?s missing\b|\bwhat (?:i|we) (?:\w+ )?(?:need|want|would like|am after|['’]m after)\b",
+    re.IGNORECASE)
+_OPENERS = re.compile(r"^\s*(?:(?:and|so|then|also|now|first|next|finally|lastly|afterwards|just|simply|ideally|"
+                      r"additionally|separately|but|or|again|quickly|briefly),?\s+)*", re.IGNORECASE)
+_IMPERATIVE = re.compile(
+    r"(?:compute|calculate|count|find|detect|plot|draw|make|get|estimate|measure|list|report|summari[sz]e|run|do|apply|"
+    r"use|fit|compare|extract|segment|subtract|correct|register|classify|remove|normali[sz]e|convert|export|save|load|"
+    r"read|generate|simulate|search|pull|return|send|provide|flag|mark|rank|sort|include|add|put|set|keep|leave|exclude|"
+    r"skip|drop|ignore|overlay|label|align|take|split|restrict|limit|pick|identify|quantify|score|give|show|tell|write|"
+    r"produce|create|build|check|verify|look|deconvolve|denoise|smooth|filter|average|project|collapse|outline|threshold|"
+    r"watershed|crop|bin|infer|derive|determine|assess|evaluate|test|rerun|redo|repeat|try|don['’]?t|do not|never|avoid|"
+    r"hold off|treat|assume|map|trace|stack|annotate|tabulate|correlate|inspect|display|visuali[sz]e|e-?mail|attach|"
+    r"share|output|print|store|fetch|retrieve|locate|name|z-?score|downsample|upsample|sum|total|mask|combine|merge|"
+    r"separate|isolate|characteri[sz]e|describe|explain|grab)\b", re.IGNORECASE)
+_DETERMINER = r"(?!(?:The|A|An|This|That|These|Those|Our|My|Its|Their|His|Her|Each|Every|All|Some|No)\b)"
+_WHO = (r"(?:(?i:\b(?:i|we|she|he|they|someone|somebody|nobody|everyone))"
+        r"|(?<![.!?]\s)(?<!^)\b[A-Z][a-z][\w'’-]*"  # a name inside a sentence ("as Lena did")
+        r"|^" + _DETERMINER + r"[A-Z][a-z][\w'’-]*(?=\s+(?:already|previously|also|just|once|did|ran|made|has|have|had|\w+ed)\b)"
+        r"|(?i:\b(?:my|our|the|a|an|his|her|their) (?:[\w'’-]+ ){0,2}?(?:student|technician|tech|colleague|collaborator|"
+        r"postdoc|supervisor|pi|lab|group|team|reviewer|referee|partner|analyst|manager|finance|hydrologist|"
+        r"pharmacologist|core|facility|people|predecessor|labmate|co-teacher|company|department|clinician|engineer)s?))")
+_PAST = re.compile(
+    _WHO + r"(?i:(?:['’](?:ve|d))?\s+(?:(?:had|has|have|already|previously|also|just|once|originally|first|then|recently|"
+    r"actually|apparently|initially|only|both|all|never|last \w+)\s+){0,3}(?:\w{2,}(?<!e)ed|did|ran|made|saw|took|found|got|"
+    r"wrote|drew|built|began|chose|gave|threw|kept|left|sent|put|thought|brought|told|went|came|shot|spent|lost|said|"
+    r"says|insists?|thinks?|suspects?|believes?|reckons?|claims?)\b)")
+_OTHERS_LATER = re.compile(
+    r"\b(?:[A-Z][a-z][\w'’-]*|(?i:she|he|they|someone|(?:my|our|the|a|his|her|their) (?:[\w'’-]+ ){0,3}?(?:student|"
+    r"technician|colleague|collaborator|postdoc|supervisor|pi|lab|group|team|reviewer|partner|tech|people|analyst)s?))"
+    r"(?i:['’]ll|\s+(?:will|is going to|are going to|plans? to|intends? to|is planning to|are planning to))\b")
+_WRITER_LATER = re.compile(
+    r"\b(?:i|we)(?:['’]ll| will| shall| plan to| intend to| are going to| am going to| might| may)\b[^.?!]*"
+    r"\b(?:later|next|ourselves|myself|afterwards|tomorrow|eventually|another time|separately|elsewhere|by hand|once|"
+    r"in (?:the )?(?:future|spring|summer|autumn|fall|winter))\b", re.IGNORECASE)
+_DESCRIBES = re.compile(
+    r"^\s*(?:(?:the|this|these|our|my|attached|that|its)\s+(?:[\w'’/.-]+\s+){0,3}?(?:folder|recording|movie|stack|file|"
+    r"array|table|dataset|data|session|video|crop|field of view|fov|export|log|sheet|csv|npy|sample|ensemble|curves?|"
+    r"frames|images?|experiment|preparation|prep|animal|mouse|slice|culture|cells|neurons)\s+(?:is|are|was|were|holds?|"
+    r"contains?|has|have|comes?|came|shows?|covers?|includes?|consists?|spans?|lasts?)\b|this is (?:a|an|the|our|my)\b|"
+    r"(?:it|this)['’]s (?:a|an|the|our|my)\b|(?:i|we) (?:run|lead|manage|head|work|teach|study|coordinate|supervise|"
+    r"handle|am|are)\b)", re.IGNORECASE)
+_GREETING = re.compile(r"^\s*(?:hello|hi|hey|dear [\w .-]+?|good (?:morning|afternoon|evening))\b[,!]?\s*(?:and\s+)?",
+                       re.IGNORECASE)
+_POSTPONED = re.compile(r"\bcan wait\b|\bfor (?:a )?later\b|\b(?:is|are) for (?:later|another|next)\b|\b(?:is|are) planned\b",
+                        re.IGNORECASE)
+_POINTS_BACK = re.compile(
+    r"\b(?:that|this|those|these|such|her|his|their)\s+(?:[\w-]+\s+){0,2}?(?:factor|value|threshold|settings?|parameters?|"
+    r"spacing|distance|method|approach|way|analysis|measure|baseline|f0|correction|model|number|definition|convention|"
+    r"cut-?off|percentile|band|width|window|choice|rule|criterion|version|script|procedure|pipeline|recipe|protocol|one)s?\b|"
+    r"\bexactly (?:that|this|as)\b|\bas (?:above|described|stated|before|she did|he did|they did)\b|\bthe same\b|"
+    r"\bagain\b|\blikewise\b", re.IGNORECASE)
+
+
+_THEN_DO = re.compile(r"(?:[,;:]\s*|\bso\s+|\band\s+)(?:so\s+|and\s+|then\s+|but\s+)?(?=\S)", re.IGNORECASE)
+"""Where an imperative may follow a statement in the same sentence ("Our cells are large, so put the seeds 10 px apart")."""
+_SPECIFIES = re.compile(r"\b(?:must|should|has to|have to|needs? to|required?|requirement|exactly|instead|rather than|"
+                        r"no more than|at least|at most)\b", re.IGNORECASE)
+"""What a statement requires of the analysis ("the reference must be frame 0, since we matched that one"): asked."""
+
+
+_SENTENCE = re.compile(r"(?<=[.?!])\s+(?=[A-Z\"'(])")
+
+
+def requests(sentence: str) -> bool:
+    """Whether a sentence has a request's form: a question, a polite or modal request, a wish, an imperative (first,
+    or after "so", "and" or a comma)."""
+    return bool(_REQUEST.search(sentence) or _IMPERATIVE.match(_OPENERS.sub("", sentence, count=1))
+                or any(_IMPERATIVE.match(sentence, m.end()) for m in _THEN_DO.finditer(sentence)))
+
+
+def narrative(sentence: str, data: bool = True) -> bool:
+    """Whether a sentence only tells what was done, or what others or the writer will do elsewhere or later (with
+    `data`, also what the data or the writer is: "The folder holds 100 frames", "I run the sales desk")."""
+    bare = _GREETING.sub("", sentence, count=1)
+    return not requests(bare) and not _SPECIFIES.search(bare) and bool(
+        _PAST.search(bare) or _OTHERS_LATER.search(bare) or _WRITER_LATER.search(bare) or _POSTPONED.search(bare)
+        or (data and _DESCRIBES.match(bare)))
+
+
+def points_back(sentence: str) -> bool:
+    """Whether a sentence refers to something an earlier one described ("with that factor", "the same way")."""
+    return bool(_POINTS_BACK.search(sentence))
+
+
+def story_sentences(sentences: list[str], data: bool = True) -> set[int]:
+    """The indices of narrative sentences that no later sentence points back to, when another sentence requests
+    (`data`: a description of the data counts as narrative)."""
+    if not any(requests(s) for s in sentences):
+        return set()
+    return {i for i, s in enumerate(sentences)
+            if narrative(s, data) and not (i + 1 < len(sentences) and points_back(sentences[i + 1]))}
+
+
+def without_story(text: str) -> str:
+    """`text` without the sentences that tell what was done or will be done elsewhere ("We ran the event detection
+    last week. Could you measure the kinetics?" -> the second sentence): where a table's asked columns are looked for."""
+    sentences = [s for s in _SENTENCE.split(text.strip()) if s]
+    told = story_sentences(sentences, data=False)
+    return " ".join(s for i, s in enumerate(sentences) if i not in told) if told else text
+
+
+__all__ = ["narrative", "points_back", "requests", "story_sentences", "without_story"]

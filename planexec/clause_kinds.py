@@ -30,7 +30,7 @@ def asks_the_dff(said: str) -> bool:
 
 
 _ANSWER_FORM = re.compile(r"^\s*(?:(?:i|we)\s+(?:only\s+|just\s+)?(?:need|want|would like|['’]d like)\s+)?(?:only|just)\s+"
-                          r"(?:the\s+)?(?:number|count|value|result|answer)s?\b(?:,?\s*(?:please|pls|thanks?|for (?:my|our) "
+                          r"(?:the\s+|this\s+|that\s+)?(?:number|count|value|result|answer)s?\b(?:(?:,|\s+and)?\s*(?:please|pls|thanks?|for (?:my|our) "
                           r"[\w ]+))*\s*[.!]?\s*$", re.IGNORECASE)
 """A clause that only says how to answer ("I need only the number for my table", "just the count, please")."""
 _BARE_RATE = re.compile(r"^\s*(?:at\s+|@\s*)?\d+(?:\.\d+)?\s*(?:hz|fps|frames? per second|frames?/s)\s*[.!]?\s*$", re.IGNORECASE)
@@ -108,6 +108,7 @@ _DECLINE = re.compile(r"\b(?:is|are|was|were)(?:n['’]t| not) (?:needed|necessa
                       r"\b(?:don['’]?t|do not|no need to|needn['’]t) (?:bother|redo|repeat|re-?run|worry about)\b|"
                       r"\b(?:i['’]m|i am|we['’]re|we are) not (?:asking (?:you )?(?:to|for)|after|interested in|looking for)\b|"
                       r"\b(?:don['’]?t|do not) (?:run|apply|do|compute|perform|start)\b[^.;:?!]*\b(?:yet|for now|this time)\b|\bhold off on\b|"
+                      r"\b(?:leave|set|put) (?:\w+ ){0,3}aside\b|\bleave (?:both of )?(?:those|them|that|these|it) (?:out|alone)\b|"
                       r"\b(?:analy[sz]ed|done|handled|covered|computed|made|did|ran|checked) (?:separately|elsewhere)\b|"
                       r"\b(?:we|i|someone|they) (?:already )?(?:did|ran|made|looked at|computed|checked|analy[sz]ed) (?:those|that|these|this|it|them)\b"
                       r"[^.;:?!]*\balready\b", re.IGNORECASE)

@@ -57,15 +57,17 @@ _OTHERS_LATER = re.compile(
 _WRITER_LATER = re.compile(
     r"\b(?:i|we)(?:['’]ll| will| shall| plan to| intend to| are going to| am going to| might| may)\b[^.?!]*"
     r"\b(?:later|next|ourselves|myself|afterwards|tomorrow|eventually|another time|separately|elsewhere|by hand|once|"
-    r"in (?:the )?(?:future|spring|summer|autumn|fall|winter))\b", re.IGNORECASE)
+    r"in (?:the )?(?:future|spring|summer|autumn|fall|winter))\b|"
+    r"\b(?:eventually|later|next (?:week|month|year)|afterwards)\b[^.?!]*\b(?:i|we)(?:['’]ll| will| shall| plan to| are going to)\b",
+    re.IGNORECASE)
 _DESCRIBES = re.compile(
     r"^\s*(?:(?:the|this|these|our|my|attached|that|its)\s+(?:[\w'’/.-]+\s+){0,3}?(?:folder|recording|movie|stack|file|"
     r"array|table|dataset|data|session|video|crop|field of view|fov|export|log|sheet|csv|npy|sample|ensemble|curves?|"
     r"frames|images?|experiment|preparation|prep|animal|mouse|slice|culture|cells|neurons)\s+(?:is|are|was|were|holds?|"
     r"contains?|has|have|comes?|came|shows?|covers?|includes?|consists?|spans?|lasts?)\b|this is (?:a|an|the|our|my)\b|"
     r"(?:it|this)['’]s (?:a|an|the|our|my)\b|(?:i|we) (?:run|lead|manage|head|work|teach|study|coordinate|supervise|"
-    r"handle|am|are)\b)", re.IGNORECASE)
-_GREETING = re.compile(r"^\s*(?:hello|hi|hey|dear [\w .-]+?|good (?:morning|afternoon|evening))\b[,!]?\s*(?:and\s+)?",
+    r"handle|am|are|image|record)\b)", re.IGNORECASE)
+_GREETING = re.compile(r"^\s*(?:hello|hi|hey|dear [^,!]*?|good (?:morning|afternoon|evening))(?:\s*[,!]|\s+and\b)\s*",
                        re.IGNORECASE)
 _POSTPONED = re.compile(r"\bcan wait\b|\bfor (?:a )?later\b|\b(?:is|are) for (?:later|another|next)\b|\b(?:is|are) planned\b",
                         re.IGNORECASE)

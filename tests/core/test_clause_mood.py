@@ -31,6 +31,8 @@ def test_a_request_has_a_requests_form(sentence: str) -> None:
     "Hello, this is a pilot recording from a GRIN lens.",
     "A summer student measured the input resistance on the rig, which is unrelated.",
     "Hi and I run the regional sales desk.",
+    "Dear planexec team, we image layer 2/3 of barrel cortex and this folder is a 64 x 64 crop.",
+    "Our PI wants to compare preparations, and eventually we will do a proper burst analysis.",
 ])
 def test_a_narrative_tells_what_was_or_will_be_done(sentence: str) -> None:
     assert narrative(sentence)

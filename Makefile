@@ -18,6 +18,9 @@ $(STAMP): setup.cfg pyproject.toml constraints.txt build-constraints.txt
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints.txt --upgrade pip
 	# The CPU build of PyTorch, pinned: an unpinned torch would pull a multi-GB CUDA build.
 	$(BIN)/python -m pip install --quiet $(PIN) torch==2.13.0
+	# llama.cpp (the local model's server) built for any x86-64 CPU, never from pip's wheel cache: a build tuned to the
+	# build machine (-march=native) crashed with a general protection fault in libggml-cpu on a CPU that lists AVX-512.
+	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(BIN)/python -m pip install --quiet --no-cache-dir $(PIN) llama-cpp-python
 	$(BIN)/python -m pip install --quiet $(PIN) -e '.[$(EXTRAS)]'
 	touch $(STAMP)
 

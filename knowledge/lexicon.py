@@ -350,8 +350,11 @@ LEXICON: list[tuple[str, str, str]] = [
     ("object", "mean_trace", r"(?:mean|average|population)[- ](?:fluorescence )?(?:trace|time course|signal)s?"),
     # sending a result to someone: no action here mails, uploads or posts anything (before "plot": "e-mail the figure to")
     ("action", "send", r"\b(?:e-?mail|mail|send|forward|upload|post|share|slack|text)(?:s|ed|ing)? (?:it|them|this|that|these|those|"
-                       r"(?:the|my|our) (?:[\w-]+ ){0,3}?(?:number|count|results?|figures?|tables?|reports?|plots?|summary|values?|files?))\b"
-                       r"(?: [\w.-]+){0,4}? to\b|\bto [\w.+-]+@[\w-]+\.\w+"),
+                       r"(?:the|my|our) (?:[\w-]+ ){0,3}?(?:number|count|results?|figures?|tables?|reports?|plots?|boxplots?|"
+                       r"images?|maps?|lists?|statistics|stats|summary|values?|files?))\b"
+                       r"(?: [\w.-]+){0,4}? to\b|\bto [\w.+-]+@[\w-]+\.\w+|"
+                       r"\b(?:to|on|in|into) (?:our|the|my|a|their) (?:[\w'’-]+ ){0,3}?(?:slack|teams|discord|dropbox|google drive|"
+                       r"sharepoint|wiki|confluence|website|mailing list)\b"),
     # an uncertainty report or a written summary is a text the report tool writes, not the statistics behind it
     ("action", "report", r"\buncertainty (?:report|summar\w*|write-?up)\b|\b(?:written|plain[- ]english|prose) (?:report|summar\w*)\b"),
     # "the biggest single revenue figure" is a number

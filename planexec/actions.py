@@ -193,11 +193,11 @@ def reachable(actions: Sequence[Action], roots: set[str]) -> list[Action]:
 
 
 _CLAUSE_SPLIT = re.compile(
-    r"\s*(;|\bthen\b|\band then\b|(?<!\bdr)(?<!\bmr)(?<!\bmrs)(?<!\bms)(?<!\bprof)(?<!\bvs)(?<!\bal)(?<!\bfig)(?<!\be\.g)(?<!\bi\.e)\.\s+|\?\s+|\s[-–—]\s|,?\s+as well as\s+(?=(?:the|its|their|a|an|how)\b)|"
+    r"\s*(;|->|→|=>|\bthen\b|\band then\b|(?<!\bdr)(?<!\bmr)(?<!\bmrs)(?<!\bms)(?<!\bprof)(?<!\bvs)(?<!\bal)(?<!\bfig)(?<!\be\.g)(?<!\bi\.e)\.\s+|\?\s+|\s[-–—]\s|,?\s+as well as\s+(?=(?:the|its|their|a|an|how)\b)|"
     r",\s*and\s+|,\s+|\s+and\s+(?=[a-z]+\b))\s*",
     re.IGNORECASE,
 )
-_HARD = re.compile(r"^(?:;|then|and then|[.?])$", re.IGNORECASE)
+_HARD = re.compile(r"^(?:;|->|→|=>|then|and then|[.?])$", re.IGNORECASE)
 _VERBS = re.compile(
     r"^(?:please\s+)?(?:also\s+)?(?:analy[sz]e|load|read|open|compute|calculate|count|detect|"
     r"measure|plot|draw|show|give|tell|write|generate|create|make|find|estimate|segment|extract|"

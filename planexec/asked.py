@@ -89,7 +89,8 @@ _APPOSITION = re.compile(r"(?:[,(]|\band\b)\s*(?:i\.?e\.?,?|as(?! well\b)|meanin
 
 
 _WHICH_MOST = re.compile(
-    r"^\s*(?:(?:tell|show|give)\s+me\s+)?which\s+(?P<item>[a-z]+)\b.*?\b(?<!at )(?:most|least|highest|lowest|"
+    # "which is the smallest number of units" asks the value: a verb after "which" names no item
+    r"^\s*(?:(?:tell|show|give)\s+me\s+)?which\s+(?!(?:is|are|was|were|has|have|had)\b)(?P<item>[a-z]+)\b.*?\b(?<!at )(?:most|least|highest|lowest|"
     r"largest|smallest|biggest|best|worst|strongest|weakest|brightest|dimmest|top|max(?:imum)?|min(?:imum)?)\b", re.I)
 _NAMES_A_MEMBER = re.compile(r"(?:^|_)(?:index|idx|id|ids|argmax|argmin|best|top|rank|ranking|which)(?:_|$)", re.I)
 

@@ -88,8 +88,10 @@ _ASK_FORM = re.compile(
 """What makes a clause ask: a question mark, a request or modal word, a task verb."""
 _TELLING = re.compile(r"\b(?:is|are|was|were|am|i['’]m|we['’]re|it['’]s|has|have|had|been|being|looks?|seems?)\b|"
                       r"^\s*(?:hello|hi|hey|dear|good (?:morning|afternoon|evening)|(?:many )?thanks|thank you|thx|thnx|tia|ty|cheers|best|"
-                      r"much appreciated|"
-                      r"(?:kind |best |warm )?regards|sincerely|all the best)\b",
+                      r"much appreciated|acquired|recorded|imaged|sampled|filmed|captured|"
+                      r"(?:kind |best |warm )?regards|sincerely|all the best|with (?:many )?thanks|best wishes|yours|ta)\b|"
+                      # a bare name signing the e-mail ("Ana", "Dr. Tomasz Wilk")
+                      r"^\s*(?:(?i:dr|prof)\.?\s+)?(?-i:[A-ZÀ-Þ][a-zà-ÿ]+(?:[- ][A-ZÀ-Þ][a-zà-ÿ]+){0,2})\s*[.!]?\s*$",
                       re.IGNORECASE)
 
 
@@ -104,10 +106,21 @@ def tells_only(clause: str) -> bool:
 
 
 _DECLINE = re.compile(r"\b(?:is|are|was|were)(?:n['’]t| not) (?:needed|necessary|required|wanted|part of (?:this|the|my|our) (?:ask|request))\b|"
+                      r"\bnothing (?:i|we) (?:need|want|am asking|are asking) (?:from you|here)\b|\bneither of (?:those|them|these) is what\b|"
+                      r"\b(?:that|this|those|these)(?:['’]s| is| are) (?:her|his|their|someone else['’]s|a separate|another) (?:project|job|"
+                      r"task|part|question|request|thing)\b|"
                       r"\b(?:not|no longer) (?:needed|necessary|required)\b|"
                       r"\b(?:don['’]?t|do not|no need to|needn['’]t) (?:bother|redo|repeat|re-?run|worry about)\b|"
                       r"\b(?:i['’]m|i am|we['’]re|we are) not (?:asking (?:you )?(?:to|for)|after|interested in|looking for)\b|"
-                      r"\b(?:don['’]?t|do not) (?:run|apply|do|compute|perform|start)\b[^.;:?!]*\b(?:yet|for now|this time)\b|\bhold off on\b|"
+                      r"\b(?:don['’]?t|do not) (?:run|apply|do|compute|perform|start|export|save|write|make|plot|draw|generate|"
+                      r"send|produce|create)\b[^.;:?!]*\b(?:yet|for now|this time)\b|\bhold off on\b|"
+                      r"^\s*(?:and\s+)?nothing (?:else|more)\b|^\s*(?:and\s+)?no (?:\w+ ){0,2}?(?:please|thanks|needed|yet|for now|"
+                      r"this time|today)\b|"
+                      # a clause of declines only ("Please don't generate synthetic curves and real data only and skip the report")
+                      r"^\s*(?:please\s+)?(?:(?:don['’]?t|do not|no need to) (?:generate|simulate|plot|draw|make|export|save|write|"
+                      r"send|produce|create|redo|repeat|re-?run)|skip)\b(?:(?!\b(?:but|instead|then|just|only (?:want|need)|"
+                      r"rather)\b|,\s*(?:and\s+)?(?:please\s+)?(?:use|compute|calculate|take|set|make|give|apply|run|do|plot|draw|"
+                      r"count|detect|segment|report|tell|show|list|estimate|measure|fit|rank)\b)[^.;:?!])*$|"
                       r"\b(?:leave|set|put) (?:\w+ ){0,3}aside\b|\bleave (?:both of )?(?:those|them|that|these|it) (?:out|alone)\b|"
                       r"\b(?:analy[sz]ed|done|handled|covered|computed|made|did|ran|checked) (?:separately|elsewhere)\b|"
                       r"\b(?:we|i|someone|they) (?:already )?(?:did|ran|made|looked at|computed|checked|analy[sz]ed) (?:those|that|these|this|it|them)\b"
@@ -128,11 +141,17 @@ _VAGUE_ASK = re.compile(r"^\s*(?:(?:hi|hello|hey)\s+and\s+)?(?:for [^,.;]{0,40}?
 anything downstream"): the direct ask beside it says what."""
 
 
+_MOTIVE = re.compile(r"\b(?:i|we)\b[^.;:?!]*\b(?:want|need|would like|['’]d like|wanted) to (?:make sure|confirm|check|verify|be "
+                     r"sure)\b[^.;:?!]*\b(?:behaves?|works?|as expected|is (?:fine|ok|okay|normal)|like the old)\b", re.IGNORECASE)
+"""Why the writer asks ("we want to make sure the new batch behaves like the old one"): the direct ask says what."""
+
+
 def wishes_only(clause: str) -> bool:
     """Whether a clause only tells what someone else wishes, naming no specific ("My supervisor would like a first
     impression of how active the population was"), or is the writer's wish of no analysis ("I want a toy example"):
     beside a direct ask that is served, it says why, not what."""
-    return ((bool(_THIRD_PARTY.match(clause)) and bool(_VAGUE.search(clause)) or bool(_VAGUE_ASK.match(clause)))
+    return ((bool(_THIRD_PARTY.match(clause)) and bool(_VAGUE.search(clause)) or bool(_VAGUE_ASK.match(clause))
+             or bool(_MOTIVE.search(clause)))
             and not extract_terms(the_ask(clause)).groups)
 
 
@@ -144,7 +163,7 @@ _RATE = re.compile(r"\b(?:imaged |recorded |acquired |sampled )?(?:at |@ ?)?\d+(
                    r"\b\d+-frame\b", re.IGNORECASE)  # "a short 100-frame crop" describes the data
 
 
-_SENTENCE = re.compile(r"(?<=[.?!])\s+(?=[A-Z\"'(])")
+_SENTENCE = re.compile(r"(?<=[.?!])\s+(?=[A-Z\"'(])|(?<=[?!])\s+(?=[a-z])")
 
 
 _WH_INSIDE = re.compile(r"(?<=\w)[,;]?\s+(?:which|where|when|what|how|if|whether)\b(?![^.!]*\?)", re.IGNORECASE)
@@ -159,7 +178,8 @@ _THIRD_PARTY = re.compile(r"\s*(?:\w+ly,?\s+)?(?:my|our|the) (?:[\w-]+ ){0,3}?(?
 writer also asks directly, the direct ask is what to do."""
 _WANTED = re.compile(r"\bwhat (?:i|we)(?:['’]m| am|['’]re| are) (?:after|looking for|interested in|hoping for)\b", re.IGNORECASE)
 """A statement that names the ask ("the rise times are what I'm after")."""
-_INSTRUCTION = re.compile(r"\s*(?:\w+ly\s+)?(?:watershed|threshold|smooth|denoise|deconvolve|average|filter|crop|downsample|"
+_INSTRUCTION = re.compile(r"\s*(?:(?:for now|for the moment|for today|this time|today|first|then|now|next|just|simply|"
+                          r"also|so|and)[,]?\s+)*(?:\w+ly\s+)?(?:watershed|threshold|smooth|denoise|deconvolve|average|filter|crop|downsample|"
                           r"bin|outline|collapse|squash|turn|project|stack|overlay|map|sum|correlate|quantify|rate|"
                           r"annotate|summari[sz]e|tabulate)\b", re.IGNORECASE)
 """A sentence that opens with a task verb is an instruction ("Watershed the mean image.")."""
@@ -185,14 +205,28 @@ def asking_part(clause: str) -> str:
     told = story_sentences(sentences)  # "Sam did the cell detection last month.": what was done is not asked
     asking = [s for i, s in enumerate(sentences) if i not in told and (
               _ASK_FORM.search(_WH_INSIDE.sub(" ", _NAMED.sub(" ", s))) or _INSTRUCTION.match(s)
-              or _WANTED.search(s) or _RESTRICTS.match(s))]
+              or _WANTED.search(s) or _RESTRICTS.match(s) or _fragment_after_question(clause, s))]
     # "Reviewer 3 asked for 20-80 % rise times. Could you compute that?": the sentence pointed back to is asked too
     pointed = {sentences[i - 1] for i, s in enumerate(sentences) if i and s in asking and _DOES_THAT.search(s)}
     asking = [s for s in sentences if s in asking or s in pointed]
     direct = [s for s in asking if not _THIRD_PARTY.match(s)]
     if direct and len(direct) < len(asking) and len(" ".join(direct).split()) >= 6 and not pointed:
         asking = direct  # "My supervisor would like a first impression ... Could you tell me the mean event rate?"
+    if not asking and told:  # notes with no ask form beside a step put off: the notes are the ask
+        asking = [s for i, s in enumerate(sentences) if i not in told]
     return " ".join(asking) if asking and len(asking) < len(sentences) else clause
+
+
+_FINITE = re.compile(r"\b(?:is|are|was|were|be|been|has|have|had|does|did|will|would|can|could|should|shall|may|might|"
+                     r"must|isn['’]t|aren['’]t|wasn['’]t|don['’]t|doesn['’]t|didn['’]t|won['’]t|comes?|came|goes|went|seems?|"
+                     r"looks?|looked|says?|said|thinks?|wants?|needs?|\w{3,}ed)\b", re.IGNORECASE)
+
+
+def _fragment_after_question(text: str, sentence: str) -> bool:
+    """A verbless fragment typed in lower case after a question ("... defined? cite the source", "? top 5 passages"):
+    it goes on with the ask. A statement there ("? the activity-based method is too slow") tells why."""
+    at = text.find(sentence)
+    return (at > 0 and sentence[:1].islower() and text[:at].rstrip()[-1:] in "?!" and not _FINITE.search(sentence))
 
 
 _PER_CELL = re.compile(r"\b(?:per|each|every|for each|for every)[\s-]+(?:single\s+)?(?:cell|roi|neuron|soma)s?\b"

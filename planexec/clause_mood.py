@@ -26,7 +26,8 @@ _REQUEST = re.compile(
     r"\b(?:the|my|our) (?:ask|request|question|goal|aim|task|deliverable)s? (?:is|are|here is)\b|"
     r"\bwhat['’]?s missing\b|\bwhat (?:i|we) (?:\w+ )?(?:need|want|would like|am after|['’]m after)\b",
     re.IGNORECASE)
-_OPENERS = re.compile(r"^\s*(?:(?:and|so|then|also|now|first|next|finally|lastly|afterwards|just|simply|ideally|"
+_OPENERS = re.compile(r"^\s*(?:(?:and|so|then|also|now|for now|for the moment|this time|first|next|finally|lastly|"
+                      r"afterwards|just|simply|ideally|"
                       r"additionally|separately|but|or|again|quickly|briefly),?\s+)*", re.IGNORECASE)
 _IMPERATIVE = re.compile(
     r"(?:compute|calculate|count|find|detect|plot|draw|make|get|estimate|measure|list|report|summari[sz]e|run|do|apply|"
@@ -44,16 +45,20 @@ _WHO = (r"(?:(?i:\b(?:i|we|she|he|they|someone|somebody|nobody|everyone))"
         r"|^" + _DETERMINER + r"[A-Z][a-z][\w'’-]*(?=\s+(?:already|previously|also|just|once|did|ran|made|has|have|had|\w+ed)\b)"
         r"|(?i:\b(?:my|our|the|a|an|his|her|their) (?:[\w'’-]+ ){0,2}?(?:student|technician|tech|colleague|collaborator|"
         r"postdoc|supervisor|pi|lab|group|team|reviewer|referee|partner|analyst|manager|finance|hydrologist|"
-        r"pharmacologist|core|facility|people|predecessor|labmate|co-teacher|company|department|clinician|engineer)s?))")
+        r"pharmacologist|core|facility|people|predecessor|labmate|co-teacher|company|department|clinician|engineer|"
+        r"pipeline|software|script|code|rig|microscope|model|tool)s?))")
 _PAST = re.compile(
     _WHO + r"(?i:(?:['’](?:ve|d))?\s+(?:(?:had|has|have|already|previously|also|just|once|originally|first|then|recently|"
     r"actually|apparently|initially|only|both|all|never|last \w+)\s+){0,3}(?:\w{2,}(?<!e)ed|did|ran|made|saw|took|found|got|"
     r"wrote|drew|built|began|chose|gave|threw|kept|left|sent|put|thought|brought|told|went|came|shot|spent|lost|said|"
-    r"says|insists?|thinks?|suspects?|believes?|reckons?|claims?)\b)")
+    r"split|cut|set|read|fit|spread|"
+    r"says|insists?|thinks?|suspects?|believes?|reckons?|claims?|doubts?|worries|fears?|wonders?)\b)")
 _OTHERS_LATER = re.compile(
     r"\b(?:[A-Z][a-z][\w'’-]*|(?i:she|he|they|someone|(?:my|our|the|a|his|her|their) (?:[\w'’-]+ ){0,3}?(?:student|"
     r"technician|colleague|collaborator|postdoc|supervisor|pi|lab|group|team|reviewer|partner|tech|people|analyst)s?))"
-    r"(?i:['’]ll|\s+(?:will|is going to|are going to|plans? to|intends? to|is planning to|are planning to))\b")
+    r"(?i:['’]ll|\s+(?:will|is going to|are going to|plans? to|intends? to|is planning to|are planning to))\b|"
+    r"\b(?:[A-Z][a-z][\w'’-]*|(?i:she|he|they|someone))(?i:\s+(?:wants?|needs?|would like|prefers?) to\b[^.?!]*"
+    r"\b(?:separately|later|afterwards|next (?:week|month|time)|another time|elsewhere|herself|himself|themselves)\b)")
 _WRITER_LATER = re.compile(
     r"\b(?:i|we)(?:['’]ll| will| shall| plan to| intend to| are going to| am going to| might| may)\b[^.?!]*"
     r"\b(?:later|next|ourselves|myself|afterwards|tomorrow|eventually|another time|separately|elsewhere|by hand|once|"
@@ -61,16 +66,32 @@ _WRITER_LATER = re.compile(
     r"\b(?:eventually|later|next (?:week|month|year)|afterwards)\b[^.?!]*\b(?:i|we)(?:['’]ll| will| shall| plan to| are going to)\b",
     re.IGNORECASE)
 _DESCRIBES = re.compile(
-    r"^\s*(?:(?:the|this|these|our|my|attached|that|its)\s+(?:[\w'’/.-]+\s+){0,3}?(?:folder|recording|movie|stack|file|"
+    r"^\s*(?:[\w./-]+\.(?:npy|npz|csv|tsv|tiff?|h5|hdf5|nwb|json|txt|xlsx?|mat)\s+(?:holds?|contains?|has|is|are|"
+    r"stores?)\b|(?:the|this|these|our|my|attached|that|its)\s+(?:[\w'’/.-]+\s+){0,3}?(?:folder|recording|movie|stack|file|"
     r"array|table|dataset|data|session|video|crop|field of view|fov|export|log|sheet|csv|npy|sample|ensemble|curves?|"
-    r"frames|images?|experiment|preparation|prep|animal|mouse|slice|culture|cells|neurons)\s+(?:is|are|was|were|holds?|"
+    r"frames|images?|experiment|preparation|prep|animal|mouse|slice|culture|cells|neurons)"
+    r"(?:\s+(?:in|from|of|on|at)\s[^,.;!?]{0,40}?)?\s+(?:is|are|was|were|holds?|"
     r"contains?|has|have|comes?|came|shows?|covers?|includes?|consists?|spans?|lasts?)\b|this is (?:a|an|the|our|my)\b|"
     r"(?:it|this)['’]s (?:a|an|the|our|my)\b|(?:i|we) (?:run|lead|manage|head|work|teach|study|coordinate|supervise|"
-    r"handle|am|are|image|record)\b)", re.IGNORECASE)
-_GREETING = re.compile(r"^\s*(?:hello|hi|hey|dear [^,!]*?|good (?:morning|afternoon|evening))(?:\s*[,!]|\s+and\b)\s*",
+    r"handle|am|are|image|record)\b|(?:our|my) (?:group|lab|team) (?:studies|works on|is interested in|looks at|investigates|"
+    r"records|images)\b)", re.IGNORECASE)
+_GREETING = re.compile(r"^\s*(?:(?:hello|hi|hey|hiya)(?: all| everyone| team| (?-i:[A-Z][\w'’-]*)){0,2}|dear [^,!]*?|"
+                       r"good (?:morning|afternoon|evening))(?:\s*[,!]|\s+and\b)\s*",
                        re.IGNORECASE)
-_POSTPONED = re.compile(r"\bcan wait\b|\bfor (?:a )?later\b|\b(?:is|are) for (?:later|another|next)\b|\b(?:is|are) planned\b",
+_POSTPONED = re.compile(r"\bcan wait\b|\bfor (?:a )?later\b|\b(?:is|are) for (?:later|another|next)\b|\b(?:is|are) planned\b|"
+                        r"\b(?:is|are|was|were|gets?|got|been) (?:postponed|deferred|on hold|parked|shelved|"
+                        r"a separate (?:discussion|question|issue|topic|step|project))\b|\b(?:comes?|will come) (?:later|after)\b|"
+                        r"\b(?:stays?|remains?) with\b",
                         re.IGNORECASE)
+_IF_WE = re.compile(r"^\s*(?:and\s+)?if\b[^.?!]*?\b(?:i|we)(?:['’]ll| will| can| would| could| stop| go| know| move| rerun|"
+                   r" redo| keep| drop| switch| look| need| have)\b", re.IGNORECASE)
+"""What the writer will do depending on the answer ("If it comes out near zero we stop worrying")."""
+_DONE = re.compile(r"^\s*(?:the|our|my|all|both|these|those)\s+(?:[\w'’/-]+\s+){0,4}?(?:(?:is|are|was|were|has been|"
+                   r"have been)\s+(?:all\s+|already\s+|now\s+|fully\s+)?(?:\w{3,}ed|done|run|made|found|drawn|finished|complete|"
+                   r"ready)|(?:ran|worked|went|came out) (?:fine|well|ok|okay))\b", re.IGNORECASE)
+"""Work already done, told in the passive ("the transients are all detected, thanks"; "the registration ran fine")."""
+_NOT_YET = re.compile(r"^\s*(?:notes?(?: [\w/.-]+)?:\s*)?no [^.?!;,]{1,40}? (?:yet|for now|this time|today)\b", re.IGNORECASE)
+"""A step declined for now ("Notes: no PCA denoising yet, ..."): what comes later, not the ask."""
 _POINTS_BACK = re.compile(
     r"\b(?:that|this|those|these|such|her|his|their)\s+(?:[\w-]+\s+){0,2}?(?:factor|value|threshold|settings?|parameters?|"
     r"spacing|distance|method|approach|way|analysis|measure|baseline|f0|correction|model|number|definition|convention|"
@@ -86,7 +107,7 @@ _SPECIFIES = re.compile(r"\b(?:must|should|has to|have to|needs? to|required?|re
 """What a statement requires of the analysis ("the reference must be frame 0, since we matched that one"): asked."""
 
 
-_SENTENCE = re.compile(r"(?<=[.?!])\s+(?=[A-Z\"'(])")
+_SENTENCE = re.compile(r"(?<=[.?!])\s+(?=[A-Z\"'(])|(?<=[?!])\s+(?=[a-z])")
 
 
 def requests(sentence: str) -> bool:
@@ -102,7 +123,16 @@ def narrative(sentence: str, data: bool = True) -> bool:
     bare = _GREETING.sub("", sentence, count=1)
     return not requests(bare) and not _SPECIFIES.search(bare) and bool(
         _PAST.search(bare) or _OTHERS_LATER.search(bare) or _WRITER_LATER.search(bare) or _POSTPONED.search(bare)
+        or (_DONE.match(bare) and not re.search(r"\d", bare)) or _IF_WE.match(bare)
         or (data and _DESCRIBES.match(bare)))
+
+
+def postponed(sentence: str) -> bool:
+    """Whether a sentence only puts a step off or leaves it to others ("The trace plot is postponed", "no PCA denoising
+    yet, Jun wants to benchmark that separately")."""
+    bare = _GREETING.sub("", sentence, count=1)
+    return not requests(bare) and not _SPECIFIES.search(bare) and bool(
+        _POSTPONED.search(bare) or _OTHERS_LATER.search(bare) or _NOT_YET.match(bare))
 
 
 def points_back(sentence: str) -> bool:
@@ -113,8 +143,10 @@ def points_back(sentence: str) -> bool:
 def story_sentences(sentences: list[str], data: bool = True) -> set[int]:
     """The indices of narrative sentences that no later sentence points back to, when another sentence requests
     (`data`: a description of the data counts as narrative)."""
-    if not any(requests(s) for s in sentences):
-        return set()
+    if not any(requests(s) for s in sentences):  # notes ("Notes: ROI contours over the mean image. The trace plot is
+        put_off = {i for i, s in enumerate(sentences) if postponed(s)}  # postponed."): only what waits is no ask
+        rest = [s for i, s in enumerate(sentences) if i not in put_off]
+        return put_off if rest and not any(narrative(s, data) for s in rest) else set()
     return {i for i, s in enumerate(sentences)
             if narrative(s, data) and not (i + 1 < len(sentences) and points_back(sentences[i + 1]))}
 
@@ -127,4 +159,4 @@ def without_story(text: str) -> str:
     return " ".join(s for i, s in enumerate(sentences) if i not in told) if told else text
 
 
-__all__ = ["narrative", "points_back", "requests", "story_sentences", "without_story"]
+__all__ = ["narrative", "points_back", "postponed", "requests", "story_sentences", "without_story"]

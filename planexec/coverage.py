@@ -28,13 +28,13 @@ from planexec.clause_kinds import (
     asks_per_cell,
     asks_the_dff,
     asks_to_see,
+    declines_only,
     refers_back_only,
     says_what_for,
     states_parameters,
     tells_only,
     the_ask,
 )
-from planexec.clause_mood import narrative, points_back
 from planexec.coverage_actions import (
     NEAR_MISS_MARGINS,
     UNSAID_PENALTIES,
@@ -57,7 +57,7 @@ from planexec.coverage_actions import (
 )
 from planexec.coverage_names import Vocabulary, unknown_methods
 from planexec.coverage_result import INPUT, NOTHING, Candidate, ClauseCoverage, Coverage
-from planexec.coverage_story import after_search, split_if_served, story
+from planexec.coverage_story import after_search, narrated, only_story, split_if_served, story
 from planexec.coverage_tables import (
     asked_columns,
     missing_columns,
@@ -122,7 +122,7 @@ _GENERIC = frozenset(tokens(
 _ANALYSE_INPUT = re.compile(r"^(?:please\s+)?(?:analy[sz]e|process|look at|here (?:are|is))\s", re.IGNORECASE)
 """An input-only clause that asks for no action ("analyse these images"), unlike "load the curves" (a loader)."""
 _INPUT_ONLY = re.compile(
-    r"^(?:please\s+)?(?:load|read|open|take|use|analy[sz]e|process|look at|import|here (?:are|is))\s+"
+    r"^(?:please\s+)?(?:load|read|open|take|use|using|analy[sz]e|process|look at|import|here (?:are|is))\s+"
     r"(?:the\s+|these\s+|this\s+|my\s+|our\s+|a\s+|an\s+)?(?:\w+\s+){0,2}"
     r"(?:images?|frames?|movie|stack|recording|data(?:set)?|files?|tiff?s?|table|csv)\b(?:(?!\band\b)[^,;])*$",
     re.IGNORECASE,
@@ -219,7 +219,7 @@ class Judge:
         on = worked_on(split_negated(without_names(asking_part(text)))[0])
         asked = dataclasses.replace(asked, objects=on | foreign_files(text))
         sees = asks_to_see(ask, asked)
-        unknown = unknown_methods(split_negated(without_purpose(ask))[0], self.vocabulary or library_vocabulary(actions))
+        unknown = unknown_methods(split_negated(without_purpose(ask))[0], self.vocabulary or library_vocabulary(actions), clause)
         up = self.upstream if self.upstream is not None else upstream_tasks(actions)
         said = normalise_notation(without_purpose(split_negated(ask)[0]))  # dF/F is one word, as in action_words
         words = [w for w in dict.fromkeys(tokens(digits(said))) if w not in _GENERIC]  # "at ten frames per second" says 10
@@ -363,6 +363,9 @@ def assess_clause(clause: str, actions: Sequence[Action], judge: Judge, has_inpu
     """The decision for one clause: served by the best accepted action, by the input, or by nothing."""
     if not set(tokens(clause)) - _GENERIC:
         return ClauseCoverage(clause, NOTHING, 1.0, (), "asks for nothing to compute")
+    makers = [a.name for a in actions if clause.strip(" `'\"") in a.outputs]
+    if len(makers) == 1:  # "segment cells -> n_cells": a result named by its variable
+        return ClauseCoverage(clause, makers[0], 1.0, (), f"names {clause.strip()}, a result it returns")
     if answer_form_only(clause):
         return ClauseCoverage(clause, NOTHING, 1.0, (), "says what form the answer takes; asks nothing more")
     if context and refers_back_only(clause):
@@ -409,22 +412,20 @@ def assess(request: str, actions: Sequence[Action], scorer: Scorer, *, has_input
         decided = assess_clause(clause, actions, judge, has_input, context=clauses[i - 1] if i else "")
         for part in split_if_served(decided, decide, generators, searches):
             out.append(after_search(part, out[-1] if out else None, searches))
+    out = only_story(out)
     served = {c.served_by for c in out} - {None, INPUT, NOTHING}
     by_name = {a.name: a for a in actions}
     up = judge.upstream or {}
     needed = frozenset(t for s in served for t in (*up.get(s, ()), *named(by_name[s]).terms.groups.get("task", ())))
 
-    # "Sam did the cell detection last month", "Marta will do the kinetics": beside a served ask that is no narrative,
-    # a narrative no later clause points back to ("Could you segment it that way?") asks nothing
-    asks = {c.served_by for c in out if not narrative(c.clause)} - {None, INPUT, NOTHING}
-    narrated = [bool(asks) and narrative(c.clause) and not (i + 1 < len(out) and points_back(out[i + 1].clause))
-                for i, c in enumerate(out)]
+    told_only = narrated(out)
 
     def told(c: ClauseCoverage, story_only: bool) -> bool:  # "Hi all, we imaged layer 2/3 of barrel cortex" beside the ask
-        return c.served_by in served and bool(served - {c.served_by}) and (story_only or tells_only(c.clause))
+        return c.served_by in served and bool(served - {c.served_by}) and (
+            story_only or tells_only(c.clause) or declines_only(c.clause))  # "No plot yet: I'll ask for it later"
 
     return Coverage(request, tuple(story(c, served, needed, n) if served and (c.served_by is None or told(c, n)) else c
-                                   for c, n in zip(out, narrated, strict=True)))
+                                   for c, n in zip(out, told_only, strict=True)))
 
 
 __all__ = ["INPUT", "NOTHING", "Candidate", "ClauseCoverage", "Coverage", "Judge", "asked_columns", "assess", "assess_clause",

@@ -24,8 +24,8 @@ _UNIT = re.compile(r"^\d+(?:\.\d+)?(?:st|nd|rd|th|px|hz|khz|ms|s|x|d|um|µm|nm|%
 # A quantity written as one word names no method: "10-minute", "2-photon", "3-fold", "512x512"
 _QUANTITY = re.compile(r"^\d+(?:\.\d+)?(?:st|nd|rd|th)?-[a-z]+$|^\d+(?:x\d+)+$", re.IGNORECASE)
 # A greeting or sign-off and the name after it ("Best, Kenji", "Thanks, M.", "Dear Dr Okafor")
-_SIGN_OFF = re.compile(r"(?:(?i:best(?: wishes| regards)?|many thanks|thanks|thank you|cheers|regards|sincerely),|"
-                       r"\b(?i:dear|hi|hello|hey))\s+((?:(?:Dr|Prof)\.?\s+)?[A-Z][\w.'’-]*(?:\s+[A-Z][a-z][\w'’-]*)?)")
+_SIGN_OFF = re.compile(r"(?:(?i:best(?: wishes| regards)?|many thanks|thanks|thank you|thx|ta|cheers|regards|sincerely),|"
+                       r"\b(?i:dear|hi|hello|hey|hiya))\s+((?:(?:Dr|Prof)\.?\s+)?[A-Z][\w.'’-]*(?:\s+[A-Z][a-z][\w'’-]*)?)")
 _AUTHORS = re.compile(r"\b(?:of|by|from|after|following|per|see|cf\.?) [A-ZÀ-Þ][a-zà-ÿ'’]+(?:-[A-ZÀ-Þ][a-zà-ÿ'’]+)?"
                       r"(?:(?:,? and |, | & )[A-ZÀ-Þ][a-zà-ÿ'’]+(?:-[A-ZÀ-Þ][a-zà-ÿ'’]+)?)+(?: et al\.?)?(?:,? \(?(?:19|20)\d\d\)?)?|"
                       r"[A-ZÀ-Þ][a-zà-ÿ'’]+(?:-[A-ZÀ-Þ][a-zà-ÿ'’]+)?(?:(?:,? and |, | & )[A-ZÀ-Þ][a-zà-ÿ'’]+(?:-[A-ZÀ-Þ][a-zà-ÿ'’]+)?)+"
@@ -44,7 +44,7 @@ _PLAIN = frozenset("please could can would will may might should i i'll i'd i'm 
                    "june july august september october november december".split())
 _PREPARATION = re.compile(r"^(?:j?gcamp\w*|j?rgeco\w*|r?camp\d\w*|[678][fsm]|thy1\S*|ogb\S*|cal-?\d+\w*|[vsma][1-5]|ca[1-3]|"
                           r"l[1-6]|ai\d+\w*|\w+-cre|cre|dg|[mdv]?pfc|acc|lgn|olfactory|[123]p|ofc|rsc|ppc|vta|nac|bla|mec|lec|sc|m[12]|a1|v2)$", re.IGNORECASE)
-_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"|“[^”]*”")
+_QUOTED = re.compile(r"(?<!\w)'[^']*'(?!\w)|\"[^\"]*\"|“[^”]*”")  # an apostrophe ("Bex's run ... ROI's") opens no quote
 # How the data was acquired, in parentheses ("(GCaMP6s, 30 Hz, 16x Nikon)") or as a source ("a Nikon scope",
 # "the European Excel export"): names of hardware, software and places there are no methods asked
 _ACQUISITION = re.compile(r"\([^()]*(?:\d\s*(?:hz|fps)\b|\b\d+x\b|\bNA\b)[^()]*\)", re.IGNORECASE)
@@ -77,6 +77,40 @@ _FAMILIES = re.compile(
     r"connected[- ]components?(?: label\w*)?|li threshold\w*|triangle threshold\w*|yen threshold\w*|sauvola|niblack|"
     r"isodata)\b",
     re.IGNORECASE)
+
+
+_PERSON = r"[A-Z][a-z]+(?:-[A-Z][a-z]+)?"
+_PEOPLE = re.compile(
+    # who an e-mail greets or who signs it ("Hi Aya,", "ta, Bex", "... Cheers, Ivo")
+    r"(?:\b(?i:dear|hi|hello|hey|hiya)\s+|(?i:\b(?:best(?: wishes| regards)?|many thanks|thanks|thank you|thx|ta|cheers|"
+    r"regards|sincerely|yours)),\s*)(" + _PERSON + r")\b|"
+    # someone who does, did or will do something ("Before Kira segments it", "Milo will plot it", "Theo is doing ...")
+    r"\b(" + _PERSON + r")(?=\s+(?:(?:already|also|still|just|first|then|now|later|originally|previously|usually|"
+    r"himself|herself)\s+)?(?:will|['’]ll|would|did|does|has|had|wants|thinks|says|said|doubts|suspects|insists|"
+    r"asked|made|ran|used|prefers|reckons|believes|agreed|found|wrote|sent|shared|"
+    # a verb that is also a noun or an adjective ("Kinetics plots are ...", "the Wiener filtered movie") only before
+    # its object or a pause
+    r"(?:runs|uses|needs|writes|segments|plots|handles|takes|covers|reports|checks|looks|computes|detects|measures|"
+    r"counts|[a-z]{3,}ed)(?=\s*[,;.]|\s+(?:it|them|the|a|an|each|every|all|our|this|that|these|those|his|her|their|"
+    r"on|last|yesterday|earlier)\b)|(?:is|was)\s+"
+    r"(?:still\s+|also\s+)?(?:[a-z]+ing|busy|going|on it|in charge|responsible|away|off)\b))|"
+    # work someone did ("done by Rob", "computed by Ty this morning", "from Bex's run", "the report is Mia's")
+    r"\b(?:done|made|run|cleaned|loaded|prepared|collected|recorded|handled|taken|finished|sent|shared|uploaded|exported|"
+    r"checked|reviewed|written|drawn)\s+(?:\w+\s+){0,3}?by\s+(" + _PERSON + r")\b|"
+    r"\b[a-z]{3,}ed\s+(?:\w+\s+){0,3}?by\s+(" + _PERSON + r")(?=\s+(?:on|this|last|yesterday|today|earlier)\b)|"
+    r"\b(" + _PERSON + r")['’]s\s+(?:\w+\s+)?(?:run|runs|job|list|notebook|data|team|lab|group|side|turn|plan|idea|"
+    r"suggestion|output|results?|table|files?|movie|recordings?|mice|project|thesis|e-?mail|message|question|request|"
+    r"figure|plots?|report|desk|slides|draft|review|notes?|experiment|sessions?|rig|responsibility|department)\b|"
+    r"\b(?:is|are|was|were)\s+(" + _PERSON + r")['’]s(?=\s*(?:[.,;:!?)]|$|\s+(?:job|now|today|tomorrow|to do)\b))|"
+    r"\b(?:from|by)\s+(" + _PERSON + r")['’]s\b|"
+    r"\b(" + _PERSON + r")['’]s\s+(?:[\w-]+\s+){0,2}?(?:gave|produced|found|made|was|were|had)\b|"
+    r"\b(" + _PERSON + r")\s+(?:already|previously|just|also|originally)\s+[a-z]{3,}ed\b")
+
+
+def people(text: str) -> frozenset[str]:
+    """Names of people in `text`, read from what only people do: greet, sign, do work ("Ty computed the statistics"),
+    own a run ("Bex's run") or a job ("the report is Mia's"). They name no method anywhere in the text."""
+    return frozenset(g for m in _PEOPLE.finditer(text) for g in m.groups() if g and not _FAMILIES.fullmatch(g))
 
 
 def _words(text: str) -> list[str]:
@@ -126,9 +160,12 @@ def _spells(acronym: str, phrase: tuple[str, ...]) -> bool:
     return False
 
 
-def method_names(clause: str) -> list[str]:
-    """Words and phrases of `clause` that read as the name of a method (by their form or family)."""
+def method_names(clause: str, context: str = "") -> list[str]:
+    """Words and phrases of `clause` that read as the name of a method (by their form or family); the names of people
+    in it or in its `context` (the whole request) are none."""
     text = _QUOTED.sub(lambda m: " " * len(m.group(0)), clause)  # a quoted title names nothing
+    for name in people(f"{context}\n{clause}"):
+        text = re.sub(rf"\b{re.escape(name)}(?:['’]s)?\b", lambda m: " " * len(m.group(0)), text)
     for blank in (_ACQUISITION, _SOURCE, _ANATOMY, _AUTHORS):
         text = blank.sub(lambda m: " " * len(m.group(0)), text)
     text = _NOTATION.sub(" ", _SIGN_OFF.sub(lambda m: m.group(0)[:m.start(1) - m.start(0)] + " " * len(m.group(1)), text))
@@ -157,9 +194,9 @@ def method_names(clause: str) -> list[str]:
     return [name for _, name in sorted(found)]
 
 
-def unknown_methods(clause: str, vocabulary: Vocabulary) -> list[str]:
-    """The method names of `clause` that no word of the library says."""
-    return [n for n in method_names(clause) if not vocabulary.knows(n)]
+def unknown_methods(clause: str, vocabulary: Vocabulary, context: str = "") -> list[str]:
+    """The method names of `clause` that no word of the library says (`context`: the whole request, for its people)."""
+    return [n for n in method_names(clause, context) if not vocabulary.knows(n)]
 
 
-__all__ = ["Vocabulary", "method_names", "unknown_methods"]
+__all__ = ["Vocabulary", "method_names", "people", "unknown_methods"]

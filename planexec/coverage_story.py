@@ -4,11 +4,13 @@ curves")."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from collections.abc import Set as AbstractSet
 
 from planexec.clause_kinds import asks_advice, asks_sources, declines_only, tells_only, wishes_only
+from planexec.clause_mood import narrative, points_back
 from planexec.coverage_result import INPUT, NOTHING, ClauseCoverage
 from planexec.coverage_terms import without_names, worked_on
 from planexec.knowledge.reuse import extract_terms
@@ -60,6 +62,30 @@ def story(c: ClauseCoverage, served: set[str | None], needed: AbstractSet[str] =
     return c
 
 
+def narrated(clauses: Sequence[ClauseCoverage]) -> list[bool]:
+    """Which clauses only tell a story beside the ask ("Sam did the cell detection last month", "Marta will do the
+    kinetics"): narratives no later clause points back to ("Could you segment it that way?"), when some clause that is
+    no narrative is served. A request made of narratives only keeps them all."""
+    asks = {c.served_by for c in clauses if not narrative(c.clause)} - {None, INPUT, NOTHING}
+    # a decline ("The segmentation was done separately, so that one isn't needed") is judged as one: by `story`
+    return [bool(asks) and narrative(c.clause) and not declines_only(c.clause)
+            and not (i + 1 < len(clauses) and points_back(clauses[i + 1].clause)) for i, c in enumerate(clauses)]
+
+
+def only_story(clauses: Sequence[ClauseCoverage]) -> list[ClauseCoverage]:
+    """A request that only tells ("Sam segmented the cells last month. Marta will compute the skewness next week.")
+    asks nothing: when no served clause is a request, the served narratives are not served."""
+    def served(c: ClauseCoverage) -> bool:
+        return c.served_by not in (None, INPUT, NOTHING)
+
+    if any(served(c) and not narrative(c.clause) for c in clauses):
+        return list(clauses)
+    why = "tells what was done, or will be done elsewhere or later; asks nothing"
+    return [ClauseCoverage(c.clause, None, c.score, tuple(dataclasses.replace(x, accepted=False, reason=why)
+                                                          for x in c.candidates), why)
+            if served(c) and narrative(c.clause) else c for c in clauses]
+
+
 _AND = re.compile(r"\s+and\s+", re.IGNORECASE)
 # "a functional boxplot of 50 gaussian curves, 80 points each, seed 8": the curves are to be made first
 _OF_NEW_CURVES = re.compile(r"^(.*?\b(?:of|for|on))\s+((?:\d+|[a-z]+(?:-[a-z]+)?)\s+(?:[\w-]+\s+){0,2}?(?:curves|ramps|"
@@ -91,4 +117,4 @@ def split_if_served(decided: ClauseCoverage, decide: Decide, generated: Abstract
     return [decided]
 
 
-__all__ = ["Decide", "split_if_served", "story"]
+__all__ = ["Decide", "narrated", "only_story", "split_if_served", "story"]

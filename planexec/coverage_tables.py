@@ -23,7 +23,9 @@ _NOT_COLUMNS = frozenset(
     "is are was were be been being me us you him her my our your i we this that these those so but if as what which "
     "how when where why do does did has have had can could would should will may might must "
     # "make the average look better", "the median shouldn't care about them"
-    "look looks looked seem seems seemed shouldn isn aren doesn don won wouldn couldn".split())
+    "look looks looked seem seems seemed shouldn isn aren doesn don won wouldn couldn "
+    # adverbs after it ("don't just give me the grand total again")
+    "again too also first then now later here there please only instead anyway overall either yet".split())
 
 
 def table_columns(files: Iterable[object]) -> list[str]:

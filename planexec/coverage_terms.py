@@ -63,7 +63,7 @@ _VARIABLE_OBJECTS = (
 # A denial and the few words it covers: "without neuropil correction", "no figure", "not deconvolved"
 # ("cell or not" denies nothing).
 # "not counting the rejected ROIs" and "excluding" leave something out, like "except"; "don't need a plot" denies one.
-_NEGATED = re.compile(r"\b(?<![-/])(?:without(?! (?:being )?(?:dragged|pulled|biased|affected|thrown off|fooled|distorted)\b)|(?<!yes/)(?<!yes or )no|nothing|not counting|excluding|leaving out|(?<!\bor )not(?! (?:just|only|merely)\b)|w/o|instead of|(?<!soma )(?<!cell )(?<!neuron )(?<!real )rather than|"
+_NEGATED = re.compile(r"\b(?<![-/])(?:(?:there['’]?s )?no need (?:to|for)(?: \w+ly)?|(?:don['’]?t|do not|no need to) bother (?:with|about|to|running|doing)|without(?! (?:being )?(?:dragged|pulled|biased|affected|thrown off|fooled|distorted)\b)|(?<!yes/)(?<!yes or )no|nothing|not counting|excluding|leaving out|(?<!\bor )not(?! (?:just|only|merely)\b)|w/o|instead of|(?<!soma )(?<!cell )(?<!neuron )(?<!real )rather than|"
                       r"except|(?:don|doesn|won)['’]?t(?! know\b)(?: (?:need|want))?|no need for)\b(?:\s+(?:going|passing) through|\s+(?:using|doing|running|applying|run|use|do|apply|perform))?(?:\s+any)?((?:\s+an?\b)?(?:\s+(?!or\b)[\w/'-]+){1,3}(?:\s+or(?:\s+any)?(?:\s+[\w/'-]+){1,3})?)",
                       re.IGNORECASE)
 
@@ -75,6 +75,9 @@ _DOING = ("task", "action")
 # What a clause is for, or the stretch of time it spans, is not what it works on: "a correlation map to find
 # dim active cells" works on the movie, "a baseline that follows bleaching over the recording" on traces.
 _PURPOSE = re.compile(r"\b(?:(?:to|in order to)\s+(?:find|spot|see|locate|identify|reveal|highlight|try|test|check)|"
+                      # "labels 0 to N-1 to match the trace indices", "so that the counts downstream only include neurons"
+                      r"(?<=\w )(?<!you )(?<!me )(?<!us )to match\b|so that (?:the )?(?:[\w-]+ ){0,3}?(?:only )?(?:include|exclude|"
+                      r"contain|reflect)s?\b|"
                       r"(?:it|this|that)['’]?s for\b|(?:to|so|want to|plan to|going to)\b[^.?!;]*\b(?:later|afterwards|after that)\b|"
                       r"so (?:that )?(?:i|we|you) can|so (?:that )?(?:[\w.%/-]+\s+){1,10}?(?:jumps?|stands?|pops?|sticks?) out\b|so (?:that )?(?:\w+(?:\.\d+)?%?\s+){1,5}?(?:can|could|will|does|doesn'?t|don'?t|means?|match(?:es)?|line up|correspond|"
                       r"won'?t|pops?|stands?|shows?|appears?|comes?|separates?|(?:are|is|become|becomes|stay|stays) (?:\w+ )?(?:comparable|consistent|"
@@ -84,7 +87,25 @@ _PURPOSE = re.compile(r"\b(?:(?:to|in order to)\s+(?:find|spot|see|locate|identi
 _LEADING_PURPOSE = re.compile(r"(?:^|(?<=[.!?]\s))\s*(?:(?:hi|hello|hey)(?: \w+)?[,!]\s+)?(?:in order )?to\s+(?:find|spot|see|locate|identify|reveal|highlight|check|"
                               r"compare|judge|assess|make sure)\b[^,.;?!]*,", re.IGNORECASE)
 """A purpose that opens a sentence ("To see whether the field creeps between trials, I'd like ..."): up to its comma."""
-_BEFORE_WE = re.compile(r"\bbefore (?:i|we|you|they|anyone|someone|people|the team) [^,.;:?!]*|"
+_BEFORE_WE = re.compile(r"\bbefore (?:i|we|you|they|anyone|someone|people|the team|(?-i:[A-Z][a-z]+)) [^,.;:?!]*|"
+                        # someone else's part ("Milo will plot it", "segmentation stays with Kofi", "the report is Mia's",
+                        # "Hugo says zero-lag correlation is what the old paper used")
+                        r"\b(?!(?-i:We|I|You|They|It|He|She|This|That|There|Someone|Nobody|Everyone)\b)(?-i:[A-Z][a-z]+)(?:['’]ll| "
+                        r"will| is going to| plans to| says| said| thinks| reckons| suspects| doubts| believes| insists| told us)\b"
+                        r"(?:(?!,?\s+but\b)[^.;:?!])*|"
+                        r"[^.;:?!]*\b(?:stays?|remains?|is|are) with (?-i:[A-Z][a-z]+)\b[^.;:?!]*|"
+                        r"[^.;:?!]*\b(?:is|are) (?-i:[A-Z][a-z]+)['’]s(?: job| task| part)?(?=\s*(?:[.;:?!,]|$))|"
+                        # a method turned down, a doubt, a step put off inside the sentence ("so a flat F0 would be useless",
+                        # "which makes me doubt our segmentation", "with neuropil correction postponed until ...")
+                        r"[^,.;:?!]*\b(?:would be|is|was|are|['’]d be|feels?(?: like)?|seems?(?: like)?) (?:useless|wrong|no good|"
+                        r"pointless|overkill|misleading|too slow|not enough)\b[^,.;:?!]*|"
+                        r"\bwhich makes (?:me|us) (?:doubt|question|worry about|suspect)\b[^,.;:?!]*|"
+                        r"\bwith (?:the )?[\w /-]{1,40}? (?:postponed|deferred|on hold|left for later)\b[^,.;:?!]*|"
+                        r"[^,.;:?!]*\b(?:is|are) (?:a separate (?:discussion|question|issue|topic|step|project)|postponed|deferred|"
+                        r"on hold)\b[^,.;:?!]*|"
+                        # a reason that tells what went before ("since the max projection looked too noisy")
+                        r"\b(?:since|because|as|given that) (?:the|our|my|that|this|those|these|last) [^,.;:?!]*\b(?:looked|seemed|"
+                        r"was|were|came out|turned out|failed|missed|didn['’]t|wasn['’]t|weren['’]t)\b[^,.;:?!]*|"
                         r"\b(?:i|we)(?:['’]m|['’]re| am| are) (?:currently |just )?(?:comparing|studying|investigating|testing|building|developing|"
                         r"designing|debugging|benchmarking|prototyping|teaching|running|giving|organi[sz]ing|hosting)\b[^.;:?!]*|"
                         r"\b(?:i|we)(?:['’]ll| will| are going to| plan to| intend to)\b(?:(?!,?\s+but\b(?!\s+not\s+(?:today|now|yet|here|this time)\b))[^.;:?!])*|"
@@ -134,7 +155,7 @@ _OCCASION = re.compile(r"\b(?:as a backdrop )?for (?:the |my |our )?(?:figs|figu
                        r"\bfor (?:the|my|our|a|an) (?:[\w-]+ ){0,3}(?:paper|lab meeting|meeting|talk|poster|thesis|report|grant|"
                        r"manuscript|presentation|slides?|supplement\w*|figure(?: panels?)?|panel|dashboard|review\w*|overlay|network analysis|"
                        r"(?:teaching|training|lab|tutorial) session|lecture|class|course|tutorial|workshop|journal club|"
-                       r"(?:methods|results) (?:section|chapter))\b"
+                       r"(?:methods|results) (?:section|chapter)|summary table|results table|overview table)\b"
                        r"(?: (?:of|in) (?:the|my|our) (?:paper|manuscript|thesis))?(?: on [\w -]+?(?=[,.;:?!]|$))?|"
                        r"\bfor (?:the|my|our|a|an) (?:[\w-]+ ){0,2}(?:part|chapter|section|appendix) (?:of|in) (?:the|my|our) "
                        r"(?:paper|manuscript|thesis|report)\b|"
@@ -175,6 +196,12 @@ _REFERENCE = re.compile(r"\b(?:above|below|over|under|than|from) (?:the |its |th
 
 
 _DESCRIBED = re.compile(r"\b(?:that|which|who)\s+(?:\w+\s+){0,2}(?:fire[sd]?|flash(?:ed|es)?|spike[sd]?)\b[^,.;?!]*|"
+                        # how a half-decay or a 10-90 rise is measured ("from the peak until the trace falls below half
+                        # the event's amplitude", "rise from ten to ninety percent of amplitude"): the kinetics themselves
+                        r"\b(?:until|till|to when|before)\s+(?:the (?:trace|signal|fluorescence|df/f|δf/f|transient)\s+|it\s+)?"
+                        r"(?:falls?|drops?|decays?|returns?|gets?)\s+(?:back\s+)?(?:below|under|to|beneath)\s+half\b[^,.;?!]*|"
+                        r"\b(?:from\s+)?(?:10|ten)\s*(?:%|percent|per cent)?\s*(?:to|-|–)\s*(?:90|ninety)\s*(?:%|percent|per cent)?\s+"
+                        r"of\s+(?:the\s+|its\s+)?(?:event['’]s\s+)?(?:peak\s+)?(?:amplitude|peak|maximum|height)\b|"
                         # what a method must stay clear of ("a baseline that is not dragged up by the transients")
                         r"\b(?:without (?:being )?|not (?:be |being )?)(?:dragged|pulled|biased|affected|thrown off|fooled|distorted)"
                         r"(?: up| down| upwards?| downwards?)? by (?:the )?(?:[\w-]+ )?(?:transients|spikes|events|peaks)\b|"

@@ -125,6 +125,8 @@ def number_near(words: list[str], text: str) -> float | None:
         stem = re.escape(w.rstrip("s"))
         # adjacent forms first, so "30 curves with seed 7" gives seed 7, not 30
         for pattern in (rf"\b{stem}s?\s*(?:=|:|of)?\s*{_NUMBER}", rf"{_NUMBER}\s+{stem}s?\b",
+                        # "the fence inflation factor set to 1.0 instead of 1.5"
+                        rf"\b{stem}s?\s+(?:(?:set|changed|lowered|raised|reduced|increased|fixed)\s+)?(?:to|at|equal to)\s+{_NUMBER}",
                         # "3 planted outliers", not "the default 100 points and noise" (the number counts the points)
                         rf"{_NUMBER}\s+(?:(?!(?:and|or|with|plus|but)\b)[a-z-]+\s+){{1,2}}?{stem}s?\b",
                         # "3 of them planted as outliers"

@@ -62,7 +62,8 @@ class HeuristicPlanner:
         coverage = self.coverage(ctx, actions, candidates, roots)
         chosen = self._served(coverage, actions, columns)
         ordered = self._chain(chosen, actions, roots, ctx.request)
-        ordered += self._figures(ordered, actions, roots)
+        if not _NO_FIGURES.search(ctx.request):  # "No plot yet", "no figures please": none drawn unasked
+            ordered += self._figures(ordered, actions, roots)
         return self._to_plan(ordered, ctx)
 
     def coverage(self, ctx: PlanningContext, actions: list[Action], candidates: list[Action] | None = None,
@@ -98,12 +99,15 @@ class HeuristicPlanner:
         for c in coverage.covered:
             if c.served_by in (INPUT, NOTHING) or c.served_by not in by_name:
                 continue
-            same = next((i for i, x in enumerate(chosen) if x.action.name == c.served_by), None)
-            action = by_name[c.served_by] if same is None else chosen[same].action
             named = [col for col in columns if col.lower() in asked_columns(c.clause)]
             anywhere = named_columns(c.clause, columns)
             if not named and asks_statistic and len(anywhere) == 1:  # "the units column? give its standard deviation"
                 named = anywhere
+            # "std dev of units, then total revenue": a table step per column asked, the tool takes one
+            col = named[0] if named and c.served_by == "describe_table" else None
+            same = next((i for i, x in enumerate(chosen) if x.action.name == c.served_by
+                         and (col is None or x.action.args.get("column") in (None, col))), None)
+            action = by_name[c.served_by] if same is None else chosen[same].action
             if named and action.name == "describe_table" and "column" not in action.args:  # the tool checks it
                 action = dataclasses.replace(action, args={**action.args, "column": named[0]})
             if same is not None:
@@ -159,7 +163,8 @@ class HeuristicPlanner:
         made: set[str] = set(roots)
 
         def ensure(choice: _Choice, depth: int = 0) -> None:
-            if depth > 20 or any(c.action.name == choice.action.name for c in ordered):
+            if depth > 20 or any(c.action.name == choice.action.name and c.action.args == choice.action.args
+                                 for c in ordered):  # one table step per asked column
                 return
             for var in choice.action.inputs:
                 if var in made:
@@ -208,6 +213,9 @@ class HeuristicPlanner:
         return Plan(steps=tuple(steps), rationale="each clause served by the action its coverage decision accepts, inputs chained backwards", planner=self.name)
 
 
+_NO_FIGURES = re.compile(r"\b(?:no|without|skip(?: the)?|don['’]?t (?:need|want|make|draw|plot)(?: an?| the| any)?|"
+                         r"not asking for (?:an?|the|any))\s+(?:\w+\s+)?(?:plots?|figures?|pictures?|images? of|graphs?|"
+                         r"charts?|visuali[sz]ations?)\b|\b(?:plots?|figures?|pictures?) (?:is|are)(?:n['’]t| not) needed\b", re.I)
 _ASKS_GENERATED = re.compile(r"\b(?:generat|simulat|synthe|make up|made-up|random|toy|fake)", re.I)
 
 

@@ -70,3 +70,23 @@ def test_a_relative_which_asks_nothing_and_what_i_am_after_asks() -> None:
     assert asking_part(told) == "Can the pipeline label every ROI cell or not?"
     wanted = "We imaged two lines. The decay times per event are what we're after."
     assert asking_part(wanted) == "The decay times per event are what we're after."
+
+
+@pytest.mark.parametrize("clause", ["Ana", "Dr. Tomasz Wilk", "With thanks and Marco", "Acquired at 10 Hz", "Tomás"])
+def test_a_signature_or_how_the_data_was_acquired_only_tells(clause: str) -> None:
+    assert tells_only(clause)
+
+
+@pytest.mark.parametrize(("clause", "declines"), [
+    ("that is her project and nothing I need from you", True),
+    ("Nothing else for now", True),
+    ("No figures please and the panel is already made", True),
+    ("Please don't generate synthetic curves and real data only and skip the written report", True),
+    ("Please don't export NWB yet: we are still waiting for the metadata", True),
+    ("Please don't use the default, use the 20th percentile", False),   # an ask after the decline
+    ("don't subtract neuropil but compute dF/F", False),
+])
+def test_a_clause_of_declines_only(clause: str, declines: bool) -> None:
+    from planexec.clause_kinds import declines_only
+
+    assert declines_only(clause) is declines

@@ -6,7 +6,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from planexec.clause_mood import narrative, points_back, requests, story_sentences, without_story
+from planexec.clause_mood import (
+    narrative,
+    points_back,
+    postponed,
+    requests,
+    story_sentences,
+    without_story,
+)
 
 
 @pytest.mark.parametrize("sentence", [
@@ -33,6 +40,10 @@ def test_a_request_has_a_requests_form(sentence: str) -> None:
     "Hi and I run the regional sales desk.",
     "Dear planexec team, we image layer 2/3 of barrel cortex and this folder is a 64 x 64 crop.",
     "Our PI wants to compare preparations, and eventually we will do a proper burst analysis.",
+    "Hey Ari, the transients are all detected, thanks.",     # work done, told in the passive
+    "If it comes out near zero we stop worrying.",           # what the writer does with the answer
+    "Our analyst already split the numbers by product for the board deck.",
+    "Dear maintainers, our group studies whether neighbouring neurons fire together.",
 ])
 def test_a_narrative_tells_what_was_or_will_be_done(sentence: str) -> None:
     assert narrative(sentence)
@@ -73,3 +84,21 @@ def test_what_was_done_is_left_out_of_what_is_matched() -> None:
     kept = "Our cells are large at this zoom, so put the seeds 10 px apart. Could you watershed the mean image?"
     assert without_story(kept) == kept  # a description with an instruction in it is asked
     assert without_story("Sam did the detection. Marta did the kinetics.") == "Sam did the detection. Marta did the kinetics."
+
+
+@pytest.mark.parametrize("sentence", [
+    "The trace plot is postponed.",
+    "Classification comes later.",
+    "Registration across days is a separate discussion.",
+    "Notes: no PCA denoising yet, Jun wants to benchmark that separately.",
+])
+def test_a_step_put_off_is_postponed(sentence: str) -> None:
+    assert postponed(sentence)
+    assert not postponed("For now just denoise the stack with a Gaussian.")
+
+
+def test_in_notes_with_no_request_only_what_waits_is_story() -> None:
+    assert story_sentences(["Notes: ROI contours over the average image.", "The trace plot is postponed."]) == {1}
+    # a request made of story only keeps its story: nothing is left to serve
+    assert story_sentences(["Sam did the cell detection.", "Marta will do the kinetics next week."]) == set()
+    assert requests("For now just denoise the stack with a Gaussian.")

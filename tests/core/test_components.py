@@ -81,6 +81,8 @@ def test_a_number_counts_the_noun_right_after_it_not_one_joined_by_and() -> None
 
     assert number_near(["noise"], "the default 100 points and noise are fine") is None
     assert number_near(["outliers"], "45 ramps with 3 planted outliers") == 3
+    # requests_heldout29: "the fence inflation factor set to 1.0 instead of 1.5" asked 1.0, and 1.5 ran
+    assert number_near(["factor", "fence"], "rerun it with the fence inflation factor set to 1.0 instead of 1.5") == 1.0
 
 
 def test_a_text_argument_takes_the_clause_the_step_serves_not_its_title() -> None:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from planexec.actions import Action
 from planexec.coverage import Judge, library_vocabulary
-from planexec.coverage_names import Vocabulary, method_names, unknown_methods
+from planexec.coverage_names import Vocabulary, method_names, people, unknown_methods
 from planexec.similarity import KeywordScorer
 
 SEGMENT = Action("segment_blobs", "run_capability", "capability",
@@ -44,3 +46,33 @@ def test_an_unknown_method_is_served_by_no_action_however_close_the_wording() ->
     judge = Judge(judge.scorer, judge.policy, vocabulary=library_vocabulary([SEGMENT, other]))
     (cnmf,) = judge.candidates("segment the cells with CNMF", [SEGMENT])
     assert "CNMF" not in cnmf.reason
+
+
+@pytest.mark.parametrize(("text", "who"), [
+    ("Hiya, registered movie is in the state. segment cells pls. ta, Kim", {"Kim"}),
+    ("Hi Aya, before Tomas segments, please motion-correct the movie. Thanks, Per", {"Aya", "Tomas", "Per"}),
+    ("Milo already detected transients with the peak finder; Kinetics plots are Ana's job later.", {"Milo", "Ana"}),
+    ("Registration was done by Ute on Monday. The events from Gil's peak finder are in.", {"Ute", "Gil"}),
+    ("Arne's segmentation gave us the ROI list, and Theo is doing the region properties.", {"Arne", "Theo"}),
+    ("Hugo says zero-lag correlation is what the old paper used.", {"Hugo"}),
+])
+def test_people_are_read_from_what_only_people_do(text: str, who: set[str]) -> None:
+    assert people(text) == who
+    assert not set(method_names(text)) & who
+
+
+@pytest.mark.parametrize(("text", "method"), [
+    ("segment the cells with Cellpose's segmentation", "Cellpose"),
+    ("I want the cells segmented by Cellpose.", "Cellpose"),
+    ("the depth computed by Fraiman-Muniz", "Fraiman-Muniz"),
+    ("denoise the Wiener filtered movie again", "Wiener"),
+    ("then segment with Otsu thresholding", "Otsu"),
+])
+def test_a_method_named_like_a_person_stays_a_method(text: str, method: str) -> None:
+    assert method in method_names(text) and method not in people(text)
+
+
+def test_a_signed_request_is_judged_on_its_ask_not_on_its_signature() -> None:
+    judge = Judge.for_scorer(KeywordScorer(), threshold=0.0)
+    (signed,) = judge.candidates("Hiya, the mean image is ready. segment the cells pls. ta, Bex", [SEGMENT])
+    assert "Bex" not in signed.reason

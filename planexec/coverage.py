@@ -421,7 +421,7 @@ def assess(request: str, actions: Sequence[Action], scorer: Scorer, *, has_input
     told_only = narrated(out)
 
     def told(c: ClauseCoverage, story_only: bool) -> bool:  # "Hi all, we imaged layer 2/3 of barrel cortex" beside the ask
-        if declines_only(c.clause):  # "No plot yet", "don't bother with the regional breakdown": beside another ask
+        if declines_only(c.clause):  # "No plot yet", "don't bother with the regional breakdown" beside another ask
             return c.served_by in served and any(x is not c and x.served_by in served for x in out)
         return c.served_by in served and bool(served - {c.served_by}) and (story_only or tells_only(c.clause))
 

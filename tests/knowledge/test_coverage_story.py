@@ -243,3 +243,18 @@ def test_a_z_score_is_done_by_nothing_and_a_decline_beside_the_ask_asks_nothing(
                      "bother with the regional breakdown or the product mix, we did those in the spreadsheet already.",
                      library(), EmbeddingScorer(minilm), has_input=True)
     assert finance.complete and [c.served_by for c in finance.clauses] == ["describe_table", NOTHING]
+
+
+def test_an_ask_with_a_decline_after_it_still_asks(minilm) -> None:  # noqa: ANN001
+    """A clause that asks and then declines ("compute the skewness of each trace, but don't plot it yet") is no decline:
+    it had been read as one beside a served ask, so the run served the segmentation and said succeeded."""
+    from planexec.clause_kinds import declines_only
+
+    assert not declines_only("Compute the skewness of each trace, but don't plot it yet")
+    assert declines_only("Please don't bother with the regional breakdown, we did those in the spreadsheet already")
+    cov = assess("Segment the cells and compute the skewness of each trace, but don't plot it yet.", library(),
+                 EmbeddingScorer(minilm), has_input=True)
+    assert not cov.complete
+    counted = assess("Segment the cells. Count the cells, but don't plot them yet.", library(), EmbeddingScorer(minilm),
+                     has_input=True)
+    assert "count_cells" in {c.served_by for c in counted.clauses}

@@ -127,12 +127,15 @@ _DECLINE = re.compile(r"\b(?:is|are|was|were)(?:n['’]t| not) (?:needed|necessa
                       r"[^.;:?!]*\balready\b", re.IGNORECASE)
 
 
+_COURTESY_OR_DENIAL = re.compile(r"\b(?:please|pls|plz|kindly)\b|\b(?:don['’]?t|do not|never|no need to)\s+\w+", re.I)
+
+
 def declines_only(clause: str) -> bool:
     """Whether a clause only declines work, done elsewhere or not wanted ("please don't redo those", "so that one isn't
     needed", "we did those in the spreadsheet already"): beside a served ask it asks nothing, unless what it declines is a
     step the served asks need (`planexec.coverage_story.story` checks that)."""
     m = _DECLINE.search(clause)  # "Compute the skewness, but don't plot it yet" asks the skewness first
-    return m is not None and not requests(re.sub(r"\b(?:please|pls|plz|kindly)\b", " ", clause[:m.start()], flags=re.I))
+    return m is not None and not requests(_COURTESY_OR_DENIAL.sub(" ", clause[:m.start()]))
 
 
 _VAGUE_ASK = re.compile(r"^\s*(?:(?:hi|hello|hey)\s+and\s+)?(?:for [^,.;]{0,40}?,?\s+)?(?:(?:i|we)(?:['’]d| would)? (?:want|need|like|"

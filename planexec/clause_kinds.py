@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from planexec.clause_mood import requests, story_sentences
+from planexec.clause_mood import requests, sentences_of, story_sentences
 from planexec.coverage_wording import without_asides
 from planexec.knowledge.reuse import extract_terms
 
@@ -167,7 +167,6 @@ _RATE = re.compile(r"\b(?:imaged |recorded |acquired |sampled )?(?:at |@ ?)?\d+(
                    r"\b\d+-frame\b", re.IGNORECASE)  # "a short 100-frame crop" describes the data
 
 
-_SENTENCE = re.compile(r"(?<=[.?!])\s+(?=[A-Z\"'(])|(?<=[?!])\s+(?=[a-z])")
 
 
 _WH_INSIDE = re.compile(r"(?<=\w)[,;]?\s+(?:which|where|when|what|how|if|whether)\b(?![^.!]*\?)", re.IGNORECASE)
@@ -205,7 +204,7 @@ def asking_part(clause: str) -> str:
     """The sentences of a clause that ask (a question, a request or modal word, a task verb), when others only
     tell ("The segmentation found 40 ROIs but I doubt all are somata. Score each one..."): what the telling
     sentences name is the data's story, not the ask. A clause whose sentences all ask, or all tell, is kept whole."""
-    sentences = [s for s in _SENTENCE.split(clause.strip()) if s]
+    sentences = sentences_of(clause)
     told = story_sentences(sentences)  # "Sam did the cell detection last month.": what was done is not asked
     asking = [s for i, s in enumerate(sentences) if i not in told and (
               _ASK_FORM.search(_WH_INSIDE.sub(" ", _NAMED.sub(" ", s))) or _INSTRUCTION.match(s)

@@ -110,6 +110,11 @@ _SPECIFIES = re.compile(r"\b(?:must|should|has to|have to|needs? to|required?|re
 _SENTENCE = re.compile(r"(?<=[.?!])\s+(?=[A-Z\"'(])|(?<=[?!])\s+(?=[a-z])")
 
 
+def sentences_of(text: str) -> list[str]:
+    """The sentences of a text (after a question or an exclamation, lower case starts one too: chat style)."""
+    return [s for s in _SENTENCE.split(text.strip()) if s]
+
+
 def requests(sentence: str) -> bool:
     """Whether a sentence has a request's form: a question, a polite or modal request, a wish, an imperative (first,
     or after "so", "and" or a comma)."""
@@ -154,9 +159,9 @@ def story_sentences(sentences: list[str], data: bool = True) -> set[int]:
 def without_story(text: str) -> str:
     """`text` without the sentences that tell what was done or will be done elsewhere ("We ran the event detection
     last week. Could you measure the kinetics?" -> the second sentence): where a table's asked columns are looked for."""
-    sentences = [s for s in _SENTENCE.split(text.strip()) if s]
+    sentences = sentences_of(text)
     told = story_sentences(sentences, data=False)
     return " ".join(s for i, s in enumerate(sentences) if i not in told) if told else text
 
 
-__all__ = ["narrative", "points_back", "postponed", "requests", "story_sentences", "without_story"]
+__all__ = ["narrative", "points_back", "postponed", "requests", "sentences_of", "story_sentences", "without_story"]

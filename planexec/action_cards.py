@@ -20,7 +20,7 @@ from planexec.datafiles import shipped
 
 __all__ = ["LABELLED_SETS", "Card", "NotServed", "hand_cards", "load_cards", "widened"]
 
-LABELLED_SETS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXY"
+LABELLED_SETS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012"
 """The sets of data/calibration/coverage_pairs.json whose pairs widen the cards: development sets only."""
 
 

@@ -219,7 +219,7 @@ DEVELOPMENT = {
 }
 """The development sets beside set a: their errors may be printed (--errors)."""
 
-HELD_OUT = ""
+HELD_OUT = "3456"
 """The held-out sets: their figures are printed without --dev-only, their errors never."""
 
 DEV_SETS = LABELLED_SETS

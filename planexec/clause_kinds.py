@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from planexec.clause_mood import requests, sentences_of, story_sentences
+from planexec.clause_mood import narrative, requests, sentences_of, story_sentences, without_header
 from planexec.coverage_wording import without_asides
 from planexec.knowledge.reuse import extract_terms
 
@@ -200,18 +200,30 @@ _DOES_THAT = re.compile(r"\b(?:compute|calculate|measure|do|make|run|give me|get
 """A direct ask that points back ("Could you compute that ...") asks what the sentence before it described."""
 
 
+_DOUBT = re.compile(r"^\s*(?:(?:hi|hello|hey)\b[^,?]*,\s*)?(?:(?:can|could|would) (?:you|u|someone|somebody) (?:please )?)?"
+                    r"(?:check|see|verify|confirm|find out|look into|tell (?:me|us))\s+(?:whether|if)\b[^?]*\?\s*$", re.IGNORECASE)
+_SELF_JUDGE = re.compile(r"\b(?:i|we)(?:['’]ll| will| can)\s+(?:then\s+)?(?:have a look|take a look|look|do the (?:comparison|rest|"
+                         r"check|judging|maths?)|compare|judge|decide|check|see|inspect|eyeball)\b|"
+                         r"\b(?:should|will|would) (?:tell|show) (?:us|me)\b", re.IGNORECASE)
+"""A doubt put as a question ("can you check whether cell 7 has transients?") that the writer will settle from what
+a later sentence asks for ("Extract the traces and I'll have a look"): the doubt is the motive, not the ask."""
+
+
 def asking_part(clause: str) -> str:
     """The sentences of a clause that ask (a question, a request or modal word, a task verb), when others only
     tell ("The segmentation found 40 ROIs but I doubt all are somata. Score each one..."): what the telling
     sentences name is the data's story, not the ask. A clause whose sentences all ask, or all tell, is kept whole."""
+    clause = without_header(clause)  # "Notes 3 Mar: ...": the heading asks nothing
     sentences = sentences_of(clause)
     told = story_sentences(sentences)  # "Sam did the cell detection last month.": what was done is not asked
-    asking = [s for i, s in enumerate(sentences) if i not in told and (
+    asking = [s for i, s in enumerate(sentences) if i not in told and not narrative(s, data=False) and (
               _ASK_FORM.search(_WH_INSIDE.sub(" ", _NAMED.sub(" ", s))) or _INSTRUCTION.match(s)
               or _WANTED.search(s) or _RESTRICTS.match(s) or _fragment_after_question(clause, s))]
     # "Reviewer 3 asked for 20-80 % rise times. Could you compute that?": the sentence pointed back to is asked too
     pointed = {sentences[i - 1] for i, s in enumerate(sentences) if i and s in asking and _DOES_THAT.search(s)}
     asking = [s for s in sentences if s in asking or s in pointed]
+    if len(asking) > 1 and _DOUBT.match(asking[0]) and _SELF_JUDGE.search(" ".join(asking[1:])):
+        asking = asking[1:]
     direct = [s for s in asking if not _THIRD_PARTY.match(s)]
     if direct and len(direct) < len(asking) and len(" ".join(direct).split()) >= 6 and not pointed:
         asking = direct  # "My supervisor would like a first impression ... Could you tell me the mean event rate?"

@@ -38,7 +38,7 @@ _IMPERATIVE = re.compile(
     r"watershed|crop|bin|infer|derive|determine|assess|evaluate|test|rerun|redo|repeat|try|don['’]?t|do not|never|avoid|"
     r"hold off|treat|assume|map|trace|stack|annotate|tabulate|correlate|inspect|display|visuali[sz]e|e-?mail|attach|"
     r"share|output|print|store|fetch|retrieve|locate|name|z-?score|downsample|upsample|sum|total|mask|combine|merge|"
-    r"separate|isolate|characteri[sz]e|describe|explain|grab)\b", re.IGNORECASE)
+    r"separate|isolate|characteri[sz]e|describe|explain|grab|turn|transform|express|bring|prepare)\b", re.IGNORECASE)
 _DETERMINER = r"(?!(?:The|A|An|This|That|These|Those|Our|My|Its|Their|His|Her|Each|Every|All|Some|No)\b)"
 _WHO = (r"(?:(?i:\b(?:i|we|she|he|they|someone|somebody|nobody|everyone))"
         r"|(?<![.!?]\s)(?<!^)\b[A-Z][a-z][\w'’-]*"  # a name inside a sentence ("as Lena did")
@@ -90,6 +90,21 @@ _DONE = re.compile(r"^\s*(?:the|our|my|all|both|these|those)\s+(?:[\w'’/-]+\s+
                    r"have been)\s+(?:all\s+|already\s+|now\s+|fully\s+)?(?:\w{3,}ed|done|run|made|found|drawn|finished|complete|"
                    r"ready)|(?:ran|worked|went|came out) (?:fine|well|ok|okay))\b", re.IGNORECASE)
 """Work already done, told in the passive ("the transients are all detected, thanks"; "the registration ran fine")."""
+_AGENT = (r"(?:(?-i:[A-Z][a-z][\w'’-]*)|(?:the|our|my|his|her|their|another|a|some)\s+(?:[\w'’-]+\s+){0,2}?(?:group|lab|team|student|"
+          r"colleague|collaborator|postdoc|tech|technician|core|facility|people|partner|people)s?)\b")
+_BY_SOMEONE = re.compile(
+    r"\b(?:(?:(?:will|shall|would|can|could|is going to|are going to)\s+be|is|are|was|were|has been|have been|had been|"
+    r"gets?|got)\s+)?(?:(?:already|all|now|then|separately|later|soon|probably|just|also|being)\s+){0,2}"
+    r"(?:\w{3,}ed|done|run|made|drawn|tried|written|taken|shown|built|redone|handled|fit|set up)\s+"
+    r"(?:(?:already|separately|later|afterwards|tomorrow|next week|independently|elsewhere)\s+)?by\s+" + _AGENT, re.IGNORECASE)
+"""A step someone else does or did, in the passive ("The traces will be plotted by Benno afterwards", "events detected
+by Yuri already", "Spike inference will be run by the Bonn group later")."""
+_BY_SOMEONE_LATER = re.compile(
+    r"\b(?:will|shall|is going to|are going to)\s+be\s+(?:(?:\w+ly|later|then)\s+)?(?:\w{3,}ed|done|run|made|drawn|tried|"
+    r"written|taken|shown|built|handled)\s+(?:(?:later|afterwards|separately)\s+)?by\s+" + _AGENT, re.IGNORECASE)
+_ONLY_STATUS = re.compile(r"^\s*(?:[\w'’/-]+(?:\s*(?:\+|&|,|\band\b)\s*|\s+)){0,5}?(?:done|finished|complete|ready|later|pending|"
+                          r"in progress|ongoing|next week|tomorrow)\s*(?:\((?-i:[A-Z])[^()]{0,30}\))?\s*[.!]?\s*$", re.IGNORECASE)
+"""A verbless note of a step's state ("registration + segmentation done (Ayşe).", "segmentation later (Pau).")."""
 _NOT_YET = re.compile(r"^\s*(?:notes?(?: [\w/.-]+)?:\s*)?no [^.?!;,]{1,40}? (?:yet|for now|this time|today)\b", re.IGNORECASE)
 """A step declined for now ("Notes: no PCA denoising yet, ..."): what comes later, not the ask."""
 _POINTS_BACK = re.compile(
@@ -107,12 +122,35 @@ _SPECIFIES = re.compile(r"\b(?:must|should|has to|have to|needs? to|required?|re
 """What a statement requires of the analysis ("the reference must be frame 0, since we matched that one"): asked."""
 
 
+_HEADER = re.compile(
+    r"^\s*(?:(?:(?:lab|meeting|group|project|my|our|quick)\s+)?(?:e-?mail|memo|message|notes?|minutes|notebook|note to self)"
+    r"(?:(?:\s+(?:to|for|from|of)\s+|[\s,]+)[^:\n]{1,30}?)?|from (?:today['’]s|yesterday['’]s|the|our|this week['’]s|last week['’]s|"
+    r"my) [^:\n]{0,30}?(?:notes|meeting|minutes|call|discussion|standup|stand-up))\s*:\s*", re.IGNORECASE)
+"""A heading before the text ("Email to Ivo:", "Notes 3 Mar:", "From the planning meeting:"): it names no task."""
+
+
+def without_header(text: str) -> str:
+    """`text` without a heading that names its kind and date ("Notes, 2 June: ..." -> "...")."""
+    return _HEADER.sub("", text, count=1)
+
+
 _SENTENCE = re.compile(r"(?<=[.?!])\s+(?=[A-Z\"'(])|(?<=[?!])\s+(?=[a-z])")
+_CHAT_STOP = re.compile(r"(?:(?<=[^\W\d_]{3})|(?<=[^\W\d_]\)))\.\s+(?=[a-z])")
+"""Chat style: a full stop after a word or a bracket, then lower case ("done (Ayşe). extract traces")."""
+_ABBREVIATION = re.compile(r"\b(?:approx|etc|resp|incl|excl|fig|figs|eqs|min|max|sec|avg|vol|nos|ref|refs|al|vs|ca)$", re.IGNORECASE)
 
 
 def sentences_of(text: str) -> list[str]:
     """The sentences of a text (after a question or an exclamation, lower case starts one too: chat style)."""
-    return [s for s in _SENTENCE.split(text.strip()) if s]
+    out: list[str] = []
+    for piece in _SENTENCE.split(text.strip()):
+        start = 0
+        for m in _CHAT_STOP.finditer(piece):
+            if not _ABBREVIATION.search(piece, 0, m.start()):
+                out.append(piece[start:m.start() + 1])
+                start = m.end()
+        out.append(piece[start:])
+    return [s for s in out if s]
 
 
 def requests(sentence: str) -> bool:
@@ -128,7 +166,8 @@ def narrative(sentence: str, data: bool = True) -> bool:
     bare = _GREETING.sub("", sentence, count=1)
     return not requests(bare) and not _SPECIFIES.search(bare) and bool(
         _PAST.search(bare) or _OTHERS_LATER.search(bare) or _WRITER_LATER.search(bare) or _POSTPONED.search(bare)
-        or (_DONE.match(bare) and not re.search(r"\d", bare)) or _IF_WE.match(bare)
+        or (_DONE.match(bare) and not re.search(r"\d", bare)) or _IF_WE.match(bare) or _BY_SOMEONE.search(bare)
+        or _ONLY_STATUS.match(bare)
         or (data and _DESCRIBES.match(bare)))
 
 
@@ -137,7 +176,7 @@ def postponed(sentence: str) -> bool:
     yet, Jun wants to benchmark that separately")."""
     bare = _GREETING.sub("", sentence, count=1)
     return not requests(bare) and not _SPECIFIES.search(bare) and bool(
-        _POSTPONED.search(bare) or _OTHERS_LATER.search(bare) or _NOT_YET.match(bare))
+        _POSTPONED.search(bare) or _OTHERS_LATER.search(bare) or _NOT_YET.match(bare) or _BY_SOMEONE_LATER.search(bare))
 
 
 def points_back(sentence: str) -> bool:
@@ -164,4 +203,4 @@ def without_story(text: str) -> str:
     return " ".join(s for i, s in enumerate(sentences) if i not in told) if told else text
 
 
-__all__ = ["narrative", "points_back", "postponed", "requests", "sentences_of", "story_sentences", "without_story"]
+__all__ = ["without_header", "narrative", "points_back", "postponed", "requests", "sentences_of", "story_sentences", "without_story"]

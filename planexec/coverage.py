@@ -57,7 +57,14 @@ from planexec.coverage_actions import (
 )
 from planexec.coverage_names import Vocabulary, unknown_methods
 from planexec.coverage_result import INPUT, NOTHING, Candidate, ClauseCoverage, Coverage
-from planexec.coverage_story import after_search, narrated, only_story, split_if_served, story
+from planexec.coverage_story import (
+    after_search,
+    ask_beside_story,
+    narrated,
+    only_story,
+    split_if_served,
+    story,
+)
 from planexec.coverage_tables import (
     asked_columns,
     missing_columns,
@@ -109,7 +116,7 @@ _DOMAIN = frozenset(tokens(
     "correlation synchrony amplitude rate frequency kinetics decay rise histogram heatmap figure plot "
     "projection denoise filter smooth noise snr skewness kurtosis signal recording experiment "
     "uncertainty report area size shape centroid intensity activity active count number dimension "
-    "regression fit trend peak time series sample samples measurement"
+    "regression fit trend peak time series sample samples measurement fov drift displacement jitter"
 ))
 _GENERIC = frozenset(tokens(
     "compute calculate make get give show tell find run estimate measure write generate create "
@@ -204,6 +211,12 @@ class Judge:
         text = _REFERS_BACK.sub(noun.group(0), clause) if noun else clause
         if noun and text == clause and not _NOUN.search(_ROI.sub("cells", clause)):
             text = f"{clause} of the {noun.group(0)}"  # "find the transients, and give me the total count"
+        vocabulary = self.vocabulary or library_vocabulary(actions)
+        beside = ask_beside_story(clause)
+        if beside is not None and not in_domain(beside, actions):  # "Neuropil correction is
+            # done. What's a good gin cocktail?": the story names the step, the ask is something else
+            why = "its ask names nothing this library does; the rest only tells what was done"
+            return [Candidate(a.name, a.tool, 0.0, 0.0, False, why, ()) for a in actions]
         flat = [(a, t) for a in actions for t in phrasings(a)]
         docs = [t for _, t in flat]
         best: dict[str, float] = {}
@@ -219,7 +232,7 @@ class Judge:
         on = worked_on(split_negated(without_names(asking_part(text)))[0])
         asked = dataclasses.replace(asked, objects=on | foreign_files(text))
         sees = asks_to_see(ask, asked)
-        unknown = unknown_methods(split_negated(without_purpose(ask))[0], self.vocabulary or library_vocabulary(actions), clause)
+        unknown = unknown_methods(split_negated(without_purpose(ask))[0], vocabulary, clause)
         up = self.upstream if self.upstream is not None else upstream_tasks(actions)
         said = normalise_notation(without_purpose(split_negated(ask)[0]))  # dF/F is one word, as in action_words
         words = [w for w in dict.fromkeys(tokens(digits(said))) if w not in _GENERIC]  # "at ten frames per second" says 10

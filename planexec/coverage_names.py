@@ -41,7 +41,7 @@ _COMMON = frozenset("i hz khz ms px sd sds std id ids ok".split())
 _PLAIN = frozenset("please could can would will may might should i i'll i'd i'm we we're our my hi hello thanks thank "
                    "dear also just so then now here there this that these those it its what which how when where why "
                    "who quick monday tuesday wednesday thursday friday saturday sunday january february march april "
-                   "june july august september october november december".split())
+                   "june july august september october november december jan feb mar apr jun jul aug sep sept oct nov dec".split())
 _PREPARATION = re.compile(r"^(?:j?gcamp\w*|j?rgeco\w*|r?camp\d\w*|[678][fsm]|thy1\S*|ogb\S*|cal-?\d+\w*|[vsma][1-5]|ca[1-3]|"
                           r"l[1-6]|ai\d+\w*|\w+-cre|cre|dg|[mdv]?pfc|acc|lgn|olfactory|[123]p|ofc|rsc|ppc|vta|nac|bla|mec|lec|sc|m[12]|a1|v2)$", re.IGNORECASE)
 _QUOTED = re.compile(r"(?<!\w)'[^']*'(?!\w)|\"[^\"]*\"|“[^”]*”")  # an apostrophe ("Bex's run ... ROI's") opens no quote

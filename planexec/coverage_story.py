@@ -9,8 +9,15 @@ import re
 from collections.abc import Callable, Sequence
 from collections.abc import Set as AbstractSet
 
-from planexec.clause_kinds import asks_advice, asks_sources, declines_only, tells_only, wishes_only
-from planexec.clause_mood import narrative, points_back
+from planexec.clause_kinds import (
+    asking_part,
+    asks_advice,
+    asks_sources,
+    declines_only,
+    tells_only,
+    wishes_only,
+)
+from planexec.clause_mood import narrative, points_back, sentences_of, without_header
 from planexec.coverage_result import INPUT, NOTHING, ClauseCoverage
 from planexec.coverage_terms import without_names, worked_on
 from planexec.knowledge.reuse import extract_terms
@@ -35,6 +42,21 @@ def after_search(c: ClauseCoverage, prev: ClauseCoverage | None, searches: Abstr
     if c.served_by is None and (worked_on(c.clause) == {"paper"} or (not worked_on(c.clause) and asks_sources(c.clause))):
         return ClauseCoverage(c.clause, prev.served_by, prev.score, (), "asks for what the search before it returns")
     return c
+
+
+_POINTS_TO_DATA = re.compile(r"\b(?:it|them)\b|\b(?:which|the) ones?\b|\bthe (?:others?|rest)\b|\b(?:this|that|these|those)\b(?=\s*(?:[,.;:?!]|$|\s+(?:in|into|on|to|for|"
+                             r"with|by|as|up|out|back|round|again|please)\b))", re.IGNORECASE)
+
+
+def ask_beside_story(clause: str) -> str | None:
+    """The asking sentences of a clause whose other sentences only tell its story ("Neuropil correction is done.
+    What's a good gin cocktail?" -> the question), or None when no sentence was left out or the ask points back to
+    the data the story describes ("Here's a CSV of profiles. Please bring it into the session.")."""
+    whole = without_header(clause)
+    ask = asking_part(whole)
+    if len(sentences_of(ask)) >= len(sentences_of(whole)) or _POINTS_TO_DATA.search(ask):
+        return None
+    return ask
 
 
 _ON_IT = re.compile(r"\b(?:measure|compute|calculate|estimate|determine|quantify)\s+(?:it|that|them|this)\b"
@@ -117,4 +139,4 @@ def split_if_served(decided: ClauseCoverage, decide: Decide, generated: Abstract
     return [decided]
 
 
-__all__ = ["Decide", "narrated", "only_story", "split_if_served", "story"]
+__all__ = ["ask_beside_story", "Decide", "narrated", "only_story", "split_if_served", "story"]

@@ -48,6 +48,10 @@ def table_columns(files: Iterable[object]) -> list[str]:
     return cols
 
 
+_PARTICIPLE = re.compile(r"[a-z]{3,}ed (?:to|into|by|with|at|for|from|in|as|using)")
+"""What was done to the statistic, not a column ("the revenue total converted to euros")."""
+
+
 def asked_columns(request: str) -> list[str]:
     """Words a request asks a statistic of ("average revenue" -> revenue), to check against a table's columns."""
     return [m.group(1).lower() for m in _ASKED_COLUMN.finditer(request) if m.group(1).lower() not in _NOT_COLUMNS]
@@ -60,9 +64,9 @@ def missing_columns(request: str, columns: Sequence[str]) -> list[str]:
     missing = []
     for m in _ASKED_COLUMN.finditer(without_story(request)):  # "our analyst already made the average order size"
         first = m.group(1).lower()
-        if first in _NOT_COLUMNS:
-            continue
         words = [first, *m.group(2).lower().split()]
+        if first in _NOT_COLUMNS or _PARTICIPLE.fullmatch(" ".join(words[:2])):
+            continue
         if not any(w in have or w.rstrip("s") in have for w in words):
             missing.append(first)
     return missing

@@ -74,12 +74,14 @@ _DOING = ("task", "action")
 
 # What a clause is for, or the stretch of time it spans, is not what it works on: "a correlation map to find
 # dim active cells" works on the movie, "a baseline that follows bleaching over the recording" on traces.
-_PURPOSE = re.compile(r"\b(?:(?:to|in order to)\s+(?:find|spot|see|locate|identify|reveal|highlight|try|test|check)|"
+_PURPOSE = re.compile(r"\bfor (?:testing|benchmarking|validating|debugging|trying out|demonstrating|teaching|calibrating) "
+                      r"(?:(?!\b(?:we|i|please|could|can|would)\b)[^,.;:?!])*|"
+                      r"\b(?:(?:to|in order to)\s+(?:find|spot|see|locate|identify|reveal|highlight|try|test|check)|"
                       # "labels 0 to N-1 to match the trace indices", "so that the counts downstream only include neurons"
                       r"(?<=\w )(?<!you )(?<!me )(?<!us )to match\b|so that (?:the )?(?:[\w-]+ ){0,3}?(?:only )?(?:include|exclude|"
                       r"contain|reflect)s?\b|"
                       r"(?:it|this|that)['’]?s for\b|(?:to|so|want to|plan to|going to)\b[^.?!;]*\b(?:later|afterwards|after that)\b|"
-                      r"so (?:that )?(?:i|we|you) can|so (?:that )?(?:[\w.%/-]+\s+){1,10}?(?:jumps?|stands?|pops?|sticks?) out\b|so (?:that )?(?:\w+(?:\.\d+)?%?\s+){1,5}?(?:can|could|will|does|doesn'?t|don'?t|means?|match(?:es)?|line up|correspond|"
+                      r"so (?:that )?(?:i|we|you) can|so (?:that )?(?:[\w.%/-]+\s+){1,10}?(?:jumps?|stands?|pops?|sticks?) out\b|so (?:that )?(?:\w+(?:\.\d+)?%?\s+){1,5}?(?:can|could|will|does|doesn'?t|don'?t|means?|match(?:es)?|line up|correspond|ignores|skips|avoids|misses|"
                       r"won'?t|pops?|stands?|shows?|appears?|comes?|separates?|(?:are|is|become|becomes|stay|stays) (?:\w+ )?(?:comparable|consistent|"
                       r"visible|clearer|clear|easier|readable|aligned|stable|similar|on the same scale))\b|\b(?:that |which )?(?:i|we) (?:can|could) (?:test|try|use|run|check)\b)\b"
                       r"(?:[^.?!:;]|\.(?=\d))*",  # to the end of its sentence or colon: the ask may follow
@@ -94,7 +96,17 @@ _BEFORE_WE = re.compile(r"\bbefore (?:i|we|you|they|anyone|someone|people|the te
                         r"will| is going to| plans to| says| said| thinks| reckons| suspects| doubts| believes| insists| told us)\b"
                         r"(?:(?!,?\s+but\b)[^.;:?!])*|"
                         r"[^.;:?!]*\b(?:stays?|remains?|is|are) with (?-i:[A-Z][a-z]+)\b[^.;:?!]*|"
-                        r"[^.;:?!]*\b(?:is|are) (?-i:[A-Z][a-z]+)['’]s(?: job| task| part)?(?=\s*(?:[.;:?!,]|$))|"
+                        r"[^.;:?!]*\b(?:is|are|was|were) (?-i:[A-Z][a-z]+)['’]s(?: job| task| part| attempt| try| idea| project| thing)?"
+                        r"(?: (?:afterwards|later|next \w+|last \w+|tomorrow|after that|now|then))?(?=\s*(?:[.;:?!,]|$))|"
+                        # a step someone else did or does, after the ask ("...; the mean image was already made by Tuula")
+                        r"(?<=[;,:])\s*(?:the|our|my|this|that|these|those|all|its|their)\s+[^,.;:?!]*?\b(?:(?:will|shall|is going to|"
+                        r"are going to)\s+be|is|are|was|were|has been|have been)\s+(?:\w+\s+)?(?:\w{3,}ed|done|run|made|drawn|tried|"
+                        r"written|taken)\s+(?:\w+\s+)?by\s+(?:(?-i:[A-Z][a-z])|the|our|my|his|her|their|another)[^,.;:?!]*|"
+                        r"(?<=[;,:])\s*(?:the|our|my|this|that|these|those)\s+[^,.;:?!]*?\b(?:exists?|is there|are there|is available|"
+                        r"are available)\s+already\b[^,.;:?!]*|"
+                        # a part the writer keeps ("the plotting I'll do myself")
+                        r"\b(?:the|any|all)\s+(?:[\w/-]+\s+){0,3}?(?:i|we)(?:['’]ll| will| can| shall)\s+(?:do|handle|make|draw|run|"
+                        r"take care of|sort out)\s+(?:myself|ourselves|later|separately|by hand|afterwards)\b|"
                         # a method turned down, a doubt, a step put off inside the sentence ("so a flat F0 would be useless",
                         # "which makes me doubt our segmentation", "with neuropil correction postponed until ...")
                         r"[^,.;:?!]*\b(?:would be|is|was|are|['’]d be|feels?(?: like)?|seems?(?: like)?) (?:useless|wrong|no good|"
@@ -106,6 +118,10 @@ _BEFORE_WE = re.compile(r"\bbefore (?:i|we|you|they|anyone|someone|people|the te
                         # a reason that tells what went before ("since the max projection looked too noisy")
                         r"\b(?:since|because|as|given that) (?:the|our|my|that|this|those|these|last) [^,.;:?!]*\b(?:looked|seemed|"
                         r"was|were|came out|turned out|failed|missed|didn['’]t|wasn['’]t|weren['’]t)\b[^,.;:?!]*|"
+                        # a step put off ("we're postponing the dF/F analysis until the new batch arrives, but ...") and
+                        # what happened last time ("...; last time that inflated the total")
+                        r"\b(?:i|we)(?:['’]m|['’]re| am| are) (?:postponing|deferring|parking|shelving|holding off on|leaving out|"
+                        r"putting off)\b[^,.;:?!]*|(?<=[;,:])\s*last (?:time|week|month|year|round|session)\b[^,.;:?!]*|"
                         r"\b(?:i|we)(?:['’]m|['’]re| am| are) (?:currently |just )?(?:comparing|studying|investigating|testing|building|developing|"
                         r"designing|debugging|benchmarking|prototyping|teaching|running|giving|organi[sz]ing|hosting)\b[^.;:?!]*|"
                         r"\b(?:i|we)(?:['’]ll| will| are going to| plan to| intend to)\b(?:(?!,?\s+but\b(?!\s+not\s+(?:today|now|yet|here|this time)\b))[^.;:?!])*|"
@@ -143,7 +159,8 @@ _DONE_TO_INPUT = re.compile(r"\bafter (?:the )?(?:classification|segmentation|re
                             r"\bafter (?:the )?(?:cells|rois|neurons|movie|traces) (?:were|was|got|had been|have been) (?:classified|curated|segmented|"
                             r"registered|detected)\b|"
                             r"\b(?:segmentation|registration|detection|classification|deconvolution|suite2p|cellpose|caiman|"
-                            r"the (?:classifier|segmenter|detector|pipeline)) (?:gave|produced|returned|found|yielded) (?:us|me)\b|"
+                            r"the (?:classifier|segmenter|detector|pipeline)) (?:gave|produced|returned|found|yielded) (?:us|me|\d+|many|"
+                            r"lots|too many|only|few)\b|"
                             r"\balready (?:been )?(?:motion[- ])?(?:corrected|registered|denoised|segmented)\b(?: in an? (?:earlier|previous) (?:run|step))?|"
                             r"\b(?:registere?d|motion[- ]corrected|neuropil[- ](?:corrected|subtracted)|denoised|segmented|detected|deconvolved|classified|"
                             r"extracted)\s+(?=(?:\w+\s+)?(?:movie|recording|stack|video|frames?|images?|data|cells|rois?|"
@@ -190,7 +207,10 @@ _BEFORE = re.compile(r"\b(?:before|prior to|ahead of)(?!\s+(?:any\s+|the\s+)?(?:
 
 
 _REFERENCE = re.compile(r"\b(?:above|below|over|under|than|from) (?:the |its |their )?(?:median|mean|average|baseline|f0|"
-                        r"rest(?:ing)?(?: level)?)\b",
+                        r"rest(?:ing)?(?: level)?)\b|"
+                        # what a window or size is measured against ("a window longer than any transient")
+                        r"\b(?:longer|shorter|wider|narrower|bigger|larger|smaller) than (?:any|the|a|an|each|every|one|a typical) "
+                        r"(?:single |typical |calcium )?(?:transient|event|spike|cell|roi|soma|neuron)s?\b",
                         re.IGNORECASE)
 """A level a threshold is set against ("3 SDs above the median") is not a statistic the clause asks for."""
 
@@ -234,11 +254,17 @@ def without_names(text: str) -> str:
     return _FILE_NAME.sub(lambda m: f"file.{m.group(1)}", text)
 
 
+_SOMEONES_INPUT = re.compile(r"\b((?:the|that|this|these|those) (?:[\w-]+ ){0,2}?)(?-i:[A-Z][a-z]+) (?:already |just )?"
+                             r"(?:\w+ed|made|ran|drew|built|did)\b", re.IGNORECASE)
+"""An input someone made ("the stack Fatou registered"): its making is not asked."""
+
+
 def without_purpose(text: str) -> str:
     """The clause without what it is for ("... so I can see every cell", "... to try the boxplot on"), the step it
     comes before, what its input already went through ("the registered movie") and the level a threshold is set
     against ("above the median"): none is something it asks to be done."""
     text = _DESCRIBED.sub(" ", _PURPOSE.sub(" ", _BEFORE_WE.sub(" ", _LEADING_PURPOSE.sub(" ", text))))
+    text = _SOMEONES_INPUT.sub(lambda m: m.group(1), text)
     return _OCCASION.sub(" ", _REFERENCE.sub(" ", _DONE_TO_INPUT.sub("", _BEFORE.sub(" ", text))))
 
 

@@ -1,0 +1,114 @@
+"""Asides around an ask (issue 12, sets 0 and 2 as development): steps others did or will do told in the passive,
+headings, chat-style full stops, a part the writer keeps, and an off-topic ask beside a story that names a step."""
+
+from __future__ import annotations
+
+import pytest
+
+from planexec.clause_kinds import asking_part
+from planexec.clause_mood import narrative, postponed, sentences_of, without_header
+from planexec.coverage import assess
+from planexec.coverage_terms import without_purpose
+from planexec.knowledge.reuse import extract_terms
+from planexec.similarity import EmbeddingScorer
+
+from .judging import decided, library
+
+
+@pytest.mark.parametrize("sentence", [
+    "The raster plot will be drawn by Oskar next week.",
+    "spikes inferred by Leona already.",
+    "Clustering will be run by the Lyon group afterwards.",
+    "registration + denoising done (Petr).",
+    "classification later (Ines).",
+])
+def test_a_step_someone_else_does_is_narrative(sentence: str) -> None:
+    assert narrative(sentence)
+
+
+def test_a_passive_step_with_no_agent_or_a_request_stays_an_ask() -> None:
+    assert not narrative("Please compute dF/F on the traces extracted by Suite2p.")
+    assert not narrative("The traces should be plotted by cell.")
+    assert postponed("The raster plot will be drawn by Oskar next week.")
+    assert not postponed("spikes inferred by Leona already.")
+
+
+@pytest.mark.parametrize(("text", "sentences"), [
+    ("hi, segmentation done (Ugo). count the cells pls", 2),
+    ("smooth approx. ten frames then plot", 1),
+    ("see Pachitariu et al. for the method", 1),
+    ("values vs. time, please", 1),
+])
+def test_a_chat_full_stop_before_lower_case_ends_a_sentence(text: str, sentences: int) -> None:
+    assert len(sentences_of(text)) == sentences
+
+
+@pytest.mark.parametrize(("text", "rest"), [
+    ("Email to Bo: please count the cells.", "please count the cells."),
+    ("Notes 4 Feb: count the cells.", "count the cells."),
+    ("From yesterday's lab meeting: count the cells.", "count the cells."),
+    ("Counting: please do it.", "Counting: please do it."),
+])
+def test_a_heading_is_left_out(text: str, rest: str) -> None:
+    assert without_header(text) == rest
+
+
+@pytest.mark.parametrize(("text", "gone"), [
+    ("Please count the cells; the max projection was already made by Tove", "max"),
+    ("Please count the cells; the max projection exists already", "max"),
+    ("Just compute dF/F from the traces; the plotting I'll do myself", "plot"),
+    ("Please average the frames. Segmentation is Ravi's job afterwards.", "segment"),
+    ("Please average the frames. Watershed was Ravi's attempt last week.", "watershed"),
+    ("for benchmarking the boxplot code we need 40 sine curves", "boxplot"),
+    ("make a correlation image of the stack Fatma registered", "regist"),
+])
+def test_what_others_did_or_the_writer_keeps_is_not_asked(text: str, gone: str) -> None:
+    assert gone not in without_purpose(text).casefold()
+
+
+def test_a_step_in_the_ask_is_still_read() -> None:
+    assert "task" in extract_terms(without_purpose("Please register the stack and count the cells")).groups
+    assert "segment" in without_purpose("segment the cells found by the detector").casefold()
+
+
+def test_an_off_topic_ask_beside_a_story_is_not_served(minilm) -> None:  # noqa: ANN001
+    told = decided(minilm, "Hi Jo, the neuropil correction is done. Which wine goes with grilled fish?", "extract_neuropil")
+    assert not told.accepted and "tells what was done" in told.reason
+    # an ask that points back to the data the story describes is still judged
+    kept = decided(minilm, "Here's a CSV of flow profiles, one profile per line. Please bring it into the session.",
+                   "load_curves")
+    assert "tells what was done" not in kept.reason
+    assert asking_part("Hi Jo, the neuropil correction is done. Which wine goes with grilled fish?").startswith("Which")
+
+
+def test_an_ask_beside_what_others_do_is_served(minilm) -> None:  # noqa: ANN001
+    request = ("Dear Ana,\n\nPlease give me the number of cells in the recording. The traces will be plotted by Rolf "
+               "afterwards.\n\nBest,\nIda")
+    cov = assess(request, library(), EmbeddingScorer(minilm), has_input=True)
+    assert cov.complete and "count_cells" in {c.served_by for c in cov.clauses}, [(c.clause, c.reason) for c in cov.clauses]
+
+
+def test_a_doubt_the_writer_settles_from_the_ask_is_the_motive() -> None:
+    ask = asking_part("can you check whether cell 3 really fires? Extract the raw traces of all cells and I'll have a look.")
+    assert ask.startswith("Extract")
+    # without the writer settling it, the doubt is asked too
+    both = "Can you check whether the cells are correlated? Then plot the traces."
+    assert asking_part(both) == both
+
+
+@pytest.mark.parametrize(("text", "gone"), [
+    ("we're postponing the event detection until the new batch arrives, but I need the mean image", "event"),
+    ("Please count the cells; last time the total included the rejected ones", "total"),
+    ("Please register the stack so segmentation ignores the edges", "segment"),
+    ("Please classify the ROIs; segmentation gave 140 ROIs", "segment"),
+])
+def test_a_step_put_off_or_last_times_story_is_not_asked(text: str, gone: str) -> None:
+    assert gone not in without_purpose(text).casefold()
+
+
+def test_what_was_done_to_a_statistic_is_no_column() -> None:
+    from planexec.coverage_tables import missing_columns
+
+    columns = ["date", "region", "units", "revenue"]
+    assert missing_columns("the revenue total converted to euros at today's rate", columns) == []
+    assert missing_columns("the mean speed of the orders", columns) == ["speed"]

@@ -22,8 +22,8 @@ LEXICON: list[tuple[str, str, str]] = [
              # how the data is distributed, and why a statistic will not do, say why another is asked ("revenue is
              # skewed by a few very large orders, so the mean is misleading")
              r"\bskewed (?:by|towards?|to the (?:left|right))\b|"
-             r"\bthe (?:mean|average) (?:is|would be|will be|gets?|looks?) (?:\w+ )?(?:misleading|biased|distorted|pulled up|"
-             r"pulled down|inflated|useless|meaningless)\b|"
+             r"\bthe (?:mean|average)(?: \w+)? (?:is|would be|will be|gets?|looks?) (?:\w+ )?(?:misleading|biased|distorted|pulled up|"
+             r"pulled down|inflated|useless|meaningless|dragged (?:up|down)|skewed|dominated|driven (?:up|down))\b|"
              # a wish for an impression says why the numbers are asked ("a first impression of how active the population was")
              r"\b(?:first |rough |quick |general )?(?:impression|idea|sense|feel(?:ing)?|picture|overview) (?:of|for) how "
              r"(?:[\w-]+ ){0,3}?(?:active|responsive|quiet|busy)\b|"
@@ -359,7 +359,7 @@ LEXICON: list[tuple[str, str, str]] = [
     ("action", "report", r"\buncertainty (?:report|summar\w*|write-?up)\b|\b(?:written|plain[- ]english|prose) (?:report|summar\w*)\b"),
     # "the biggest single revenue figure" is a number
     ("action", "plot", r"\bplot\w*\b(?! (?:code|scripts?|functions?|librar\w*|routines?|tools?)\b)|\b(?:a|an|quick|simple|rough) visuals?\b(?! (?:check|inspection|cortex|area|stimul\w*))|(?<!roi )(?<!manual )(?<!hand )\bdraw(?!n (?:by hand|manually|in (?:imagej|fiji)))\w*(?! (?:a |an |some |\d+ )?(?:\w+ ){0,2}samples?\b)(?! (?:a |the )?(?:disc|disk|circle)s? around)|visuali[sz]\w*|(?<!single )(?<!revenue )(?<!sales )(?<!headline )(?<!cost )"
-                       r"(?<!price )(?<!summary )(?<!that )(?<!overall )\bfigures?\b(?! (?:of|for) (?:revenue|sales|units|cost|price)\b)(?! (?:i['’]m|we['’]re|i am|we are) after\b)(?! (?:caption|legend)s?\b)(?! out\b)|\boverlay\w*|\bcharts?\b|\bpanels?\b|\bdiagrams?\b|"
+                       r"(?<!price )(?<!summary )(?<!that )(?<!overall )(?!(?<=\bone )figure (?:from|of|for|in|on)\b)\bfigures?\b(?! (?:of|for) (?:revenue|sales|units|cost|price)\b)(?! (?:i['’]m|we['’]re|i am|we are) after\b)(?! (?:caption|legend)s?\b)(?! out\b)|\boverlay\w*|\bcharts?\b|\bpanels?\b|\bdiagrams?\b|"
                        r"\bgraph(?:s|ed|ing)?\b|\bfigs?\b"),
     ("action", "save", r"\bsav(?:e|es|ing)\b(?! (?:it |them |this |that )?(?:as )?(?:an? )?(?:figure|png|image|picture|plot|\s|$))|\bexport(?:s|ing)?\b(?= (?:it|them|this|that|these|those|the|to|as|into|a|an|each|every|all)\b)|\bwrite (?:\w+ )*?(?:to|into) (?:a |the )?(?:\w+ )?(?:file|disk|csv)"),
     # "already loaded" says where the data is; "I'd like to read what the papers say" is the writer reading

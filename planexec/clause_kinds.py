@@ -29,8 +29,9 @@ def asks_the_dff(said: str) -> bool:
     return bool(_ASKS_DFF.search(said))
 
 
-_ANSWER_FORM = re.compile(r"^\s*(?:(?:i|we)\s+(?:only\s+|just\s+)?(?:need|want|would like|['’]d like)\s+)?(?:only|just)\s+"
-                          r"(?:the\s+|this\s+|that\s+)?(?:number|count|value|result|answer)s?\b(?:(?:,|\s+and)?\s*(?:please|pls|thanks?|for (?:my|our) "
+_ANSWER_FORM = re.compile(r"^\s*(?:(?:for now|for today|today|this time|right now),?\s+)?(?:(?:i|we)\s+(?:only\s+|just\s+)?"
+                          r"(?:need|want|would like|['’]d like)\s+)?(?:(?:only|just)\s+)?"
+                          r"(?:the\s+|this\s+|that\s+)?(?:one\s+|single\s+)?(?:number|count|value|result|answer)s?\b(?:(?:,|\s+and)?\s*(?:please|pls|thanks?|for (?:my|our) "
                           r"[\w ]+))*\s*[.!]?\s*$", re.IGNORECASE)
 """A clause that only says how to answer ("I need only the number for my table", "just the count, please")."""
 _BARE_RATE = re.compile(r"^\s*(?:at\s+|@\s*)?\d+(?:\.\d+)?\s*(?:hz|fps|frames? per second|frames?/s)\s*[.!]?\s*$", re.IGNORECASE)
@@ -47,12 +48,19 @@ def answer_form_only(clause: str) -> bool:
 
 
 _REFERS_BACK = re.compile(r"^\s*(?:(?:could|can|would|will) you\s+|please\s+)*(?:(?:work|figure|sort) (?:it|that|this|them) out|"
+                          # the step before chooses a setting itself ("Please let it estimate the constant itself")
+                          r"let (?:it|the (?:fit|method|algorithm|code|step|tool)) (?:estimate|fit|choose|pick|find|decide|work out|learn)"
+                          r"(?: (?:the|its|that|this) [\w -]{1,30}?)?(?: itself| on its own| from the data| automatically)?|"
                           r"(?:do|handle|calculate|compute|manage) (?:it|that|this|them)|"
                           r"(?:which|what) (?:indices|indexes|ones|ids|numbers)(?: (?:are|were) (?:they|those|these|flagged))?)"
                           r"(?: for (?:me|us))?(?:,? please)?\s*[?.!]*\s*$",
                           re.IGNORECASE)
 _WHAT_FOR = re.compile(r"^\s*(?:i|we|(?:the |my |our )?[\w-]+)(?:['’]d| would)? (?:needs?|wants?|likes?) "
-                       r"(?:it|that|this|them|the (?:number|result|value|answer|figure|total)s?) (?:for|by|before|in)\b", re.IGNORECASE)
+                       r"(?:it|that|this|them|the (?:number|result|value|answer|figure|total)s?) (?:for|by|before|in)\b|"
+                       # "I want to paste the picture into my lab notebook"
+                       r"^\s*(?:i|we)(?:['’]d| would|['’]ll| will)? (?:(?:want|like|need|plan|am going|['’]m going) to )?(?:paste|put|use|"
+                       r"include|present|drop|insert|add|stick|share|print|show) (?:it|that|this|them|the (?:picture|figure|image|"
+                       r"plot|number|result|value|table|answer)s?) (?:into|in|on|for|at|with)\b", re.IGNORECASE)
 
 
 def refers_back_only(clause: str) -> bool:
@@ -105,7 +113,10 @@ def tells_only(clause: str) -> bool:
             and not extract_terms(clause).groups)
 
 
-_DECLINE = re.compile(r"\b(?:is|are|was|were)(?:n['’]t| not) (?:needed|necessary|required|wanted|part of (?:this|the|my|our) (?:ask|request))\b|"
+_DECLINE = re.compile(r"\b(?:i|we) (?:don['’]?t|do not) want to (?:impose|fix|force|hard-?code|prescribe) (?:one|it|that|a value|"
+                      r"anything)\b|\b(?:that|this|those|these|it)(?:['’]s| is| are) (?:a separate|another) (?:discussion|question|"
+                      r"issue|topic|story|matter)\b|\b(?:i|we)(?:['’]d| would) rather not\b|"
+                      r"\b(?:is|are|was|were)(?:n['’]t| not) (?:needed|necessary|required|wanted|part of (?:this|the|my|our) (?:ask|request))\b|"
                       r"\bnothing (?:i|we) (?:need|want|am asking|are asking) (?:from you|here)\b|\bneither of (?:those|them|these) is what\b|"
                       r"\b(?:that|this|those|these)(?:['’]s| is| are) (?:her|his|their|someone else['’]s|a separate|another) (?:project|job|"
                       r"task|part|question|request|thing)\b|"
@@ -146,7 +157,11 @@ anything downstream"): the direct ask beside it says what."""
 
 
 _MOTIVE = re.compile(r"\b(?:i|we)\b[^.;:?!]*\b(?:want|need|would like|['’]d like|wanted) to (?:make sure|confirm|check|verify|be "
-                     r"sure)\b[^.;:?!]*\b(?:behaves?|works?|as expected|is (?:fine|ok|okay|normal)|like the old)\b", re.IGNORECASE)
+                     r"sure)\b[^.;:?!]*\b(?:behaves?|works?|as expected|is (?:fine|ok|okay|normal)|like the old)\b|"
+                     r"\b(?:i|we)(?:['’]re| are| am|['’]m) (?:trying|hoping|wanting) to (?:decide|figure out|understand|work out|find out|"
+                     r"tell|settle|determine|judge)\b|"
+                     r"\b(?:i|we) (?:\w+ly )?(?:want|need) (?:the|my|our|these|those) (?:numbers?|results?|values?|figures?) to be "
+                     r"(?:right|correct|accurate|reliable|solid|trustworthy)\b", re.IGNORECASE)
 """Why the writer asks ("we want to make sure the new batch behaves like the old one"): the direct ask says what."""
 
 

@@ -18,7 +18,7 @@ _REQUEST = re.compile(
     r"\b(?:could|can|would|will|may)\s+(?:you|u|someone|somebody)\b|\b(?:you|u)\s+(?:could|can|should|might)\b|"
     r"\b(?:i|we)(?:['’]d|['’]ll)?\s+(?:(?:would|also|still|really|only|just|then|now|mainly|mostly|rather)\s+){0,2}"
     r"(?:need|want|like|love|require|prefer|wish|hope|ask)\w*\b|\band (?:would like|want|need)\b|"
-    r"\b(?:i|we)(?:['’]d| would) (?:rather|be (?:grateful|glad|happy|thankful))\b|"
+    r"\b(?:i|we)(?:['’]d| would) (?:rather(?! not\b)|be (?:grateful|glad|happy|thankful))\b|"
     r"\b(?:i|we)(?:['’]m| am|['’]re| are)\s+(?:\w+\s+)?(?:after|looking for|hoping|asking|interested in|keen|curious)\b|"
     r"\bit would be (?:great|good|nice|helpful|useful|ideal)\b|\b(?:is it possible|is there a way)\b|"
     r"\blet(?:['’]s| me| us)\b|\bhelp (?:me|us)\b|\b(?:i|we) wonder\w*\b|"
@@ -51,7 +51,7 @@ _PAST = re.compile(
     _WHO + r"(?i:(?:['’](?:ve|d))?\s+(?:(?:had|has|have|already|previously|also|just|once|originally|first|then|recently|"
     r"actually|apparently|initially|only|both|all|never|last \w+)\s+){0,3}(?:\w{2,}(?<!e)ed|did|ran|made|saw|took|found|got|"
     r"wrote|drew|built|began|chose|gave|threw|kept|left|sent|put|thought|brought|told|went|came|shot|spent|lost|said|"
-    r"split|cut|set|read|fit|spread|"
+    r"split|cut|set|read|fit|spread|broke|redid|reran|rewrote|sold|bought|paid|held|led|met|knew|taught|understood|"
     r"says|insists?|thinks?|suspects?|believes?|reckons?|claims?|doubts?|worries|fears?|wonders?)\b)")
 _OTHERS_LATER = re.compile(
     r"\b(?:[A-Z][a-z][\w'’-]*|(?i:she|he|they|someone|(?:my|our|the|a|his|her|their) (?:[\w'’-]+ ){0,3}?(?:student|"
@@ -69,10 +69,10 @@ _DESCRIBES = re.compile(
     r"^\s*(?:[\w./-]+\.(?:npy|npz|csv|tsv|tiff?|h5|hdf5|nwb|json|txt|xlsx?|mat)\s+(?:holds?|contains?|has|is|are|"
     r"stores?)\b|(?:the|this|these|our|my|attached|that|its)\s+(?:[\w'’/.-]+\s+){0,3}?(?:folder|recording|movie|stack|file|"
     r"array|table|dataset|data|session|video|crop|field of view|fov|export|log|sheet|csv|npy|sample|ensemble|curves?|"
-    r"frames|images?|experiment|preparation|prep|animal|mouse|slice|culture|cells|neurons)"
+    r"frames|images?|experiment|preparation|prep|animal|mouse|slice|culture|cells|neurons)(?:\s+[\w.-]*/[\w./-]*)?"
     r"(?:\s+(?:in|from|of|on|at)\s[^,.;!?]{0,40}?)?\s+(?:is|are|was|were|holds?|"
     r"contains?|has|have|comes?|came|shows?|covers?|includes?|consists?|spans?|lasts?)\b|this is (?:a|an|the|our|my)\b|"
-    r"(?:it|this)['’]s (?:a|an|the|our|my)\b|(?:i|we) (?:run|lead|manage|head|work|teach|study|coordinate|supervise|"
+    r"(?:it|this)['’]s (?:a|an|the|our|my)\b|(?:attached|enclosed) (?:is|are)\b|(?:i|we) (?:run|lead|manage|head|work|teach|study|coordinate|supervise|"
     r"handle|am|are|image|record)\b|(?:our|my) (?:group|lab|team) (?:studies|works on|is interested in|looks at|investigates|"
     r"records|images)\b)", re.IGNORECASE)
 _GREETING = re.compile(r"^\s*(?:(?:hello|hi|hey|hiya)(?: all| everyone| team| (?-i:[A-Z][\w'’-]*)){0,2}|dear [^,!]*?|"
@@ -80,14 +80,15 @@ _GREETING = re.compile(r"^\s*(?:(?:hello|hi|hey|hiya)(?: all| everyone| team| (?
                        re.IGNORECASE)
 _POSTPONED = re.compile(r"\bcan wait\b|\bfor (?:a )?later\b|\b(?:is|are) for (?:later|another|next)\b|\b(?:is|are) planned\b|"
                         r"\b(?:is|are|was|were|gets?|got|been) (?:postponed|deferred|on hold|parked|shelved|"
-                        r"a separate (?:discussion|question|issue|topic|step|project))\b|\b(?:comes?|will come) (?:later|after)\b|"
+                        r"a separate (?:discussion|question|issue|topic|step|project))\b|\b(?:comes?|will come) (?:later|after|once|when)\b|"
                         r"\b(?:stays?|remains?) with\b",
                         re.IGNORECASE)
 _IF_WE = re.compile(r"^\s*(?:and\s+)?if\b[^.?!]*?\b(?:i|we)(?:['’]ll| will| can| would| could| stop| go| know| move| rerun|"
                    r" redo| keep| drop| switch| look| need| have)\b", re.IGNORECASE)
 """What the writer will do depending on the answer ("If it comes out near zero we stop worrying")."""
-_DONE = re.compile(r"^\s*(?:the|our|my|all|both|these|those)\s+(?:[\w'’/-]+\s+){0,4}?(?:(?:is|are|was|were|has been|"
-                   r"have been)\s+(?:all\s+|already\s+|now\s+|fully\s+)?(?:\w{3,}ed|done|run|made|found|drawn|finished|complete|"
+_DONE = re.compile(r"^\s*(?:the|our|my|all|both|these|those)\s+"
+                   r"(?:(?!(?:would|could|can|like|want|need|how|what|which|whether|if|please|and|but)\b)[\w'’/-]+\s+){0,9}?(?:(?:is|are|was|were|has been|"
+                   r"have been|got|gets)\s+(?:all\s+|already\s+|now\s+|fully\s+)?(?:\w{3,}ed|done|run|made|found|drawn|finished|complete|"
                    r"ready)|(?:ran|worked|went|came out) (?:fine|well|ok|okay))\b", re.IGNORECASE)
 """Work already done, told in the passive ("the transients are all detected, thanks"; "the registration ran fine")."""
 _AGENT = (r"(?:(?-i:[A-Z][a-z][\w'’-]*)|(?:the|our|my|his|her|their|another|a|some)\s+(?:[\w'’-]+\s+){0,2}?(?:group|lab|team|student|"
@@ -166,7 +167,7 @@ def narrative(sentence: str, data: bool = True) -> bool:
     bare = _GREETING.sub("", sentence, count=1)
     return not requests(bare) and not _SPECIFIES.search(bare) and bool(
         _PAST.search(bare) or _OTHERS_LATER.search(bare) or _WRITER_LATER.search(bare) or _POSTPONED.search(bare)
-        or (_DONE.match(bare) and not re.search(r"\d", bare)) or _IF_WE.match(bare) or _BY_SOMEONE.search(bare)
+        or (_DONE.match(bare) and not re.search(r"(?<![A-Za-z])\d", bare)) or _IF_WE.match(bare) or _BY_SOMEONE.search(bare)
         or _ONLY_STATUS.match(bare)
         or (data and _DESCRIBES.match(bare)))
 

@@ -57,7 +57,7 @@ def template_report(summary: dict[str, Any], analysis_type: str = "quick") -> st
         )
     quick = (
         f"The ensemble of {shape['n_curves']} curves ({shape['n_points']} points each) shows "
-        f"{level} uncertainty: the central 50% region spans {score:.0%} of the data range on "
+        f"{level} uncertainty: the central {bands.get('central_share', 0.5):.0%} region spans {score:.0%} of the data range on "
         f"average (score {score:.3f}). The median (curve {med['index']}) is {med['trend']} "
         f"with values from {med['value_range'][0]:.3g} to {med['value_range'][1]:.3g}. "
         + _outlier_sentence(summary)
@@ -144,6 +144,10 @@ def generate_uncertainty_report(
         "report": text,
         "analysis_type": analysis_type,
         "uncertainty_level": summary["bands"]["uncertainty_level"],
+        # the numbers the report states, so a question for them is answered by it too
+        "uncertainty_score": float(summary["bands"]["overall_uncertainty_score"]),
+        "median_index": int(summary["median"]["index"]),
+        "n_outliers": int(summary["outliers"]["count"]),
     }
     return ToolOutput(
         value=value,

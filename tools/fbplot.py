@@ -302,6 +302,7 @@ def statistics_summary(stats: dict[str, Any], curves: Any) -> dict[str, Any]:
         "bands": {
             "band_widths": {k: _widths(*b) for k, b in stats["percentile_bands"].items()},
             "central_region": _widths(low, high),
+            "central_share": float(stats.get("prob", 0.5)),
             "overall_uncertainty_score": score,
             "uncertainty_level": uncertainty_level(score),
         },

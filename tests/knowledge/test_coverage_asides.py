@@ -112,3 +112,42 @@ def test_what_was_done_to_a_statistic_is_no_column() -> None:
     columns = ["date", "region", "units", "revenue"]
     assert missing_columns("the revenue total converted to euros at today's rate", columns) == []
     assert missing_columns("the mean speed of the orders", columns) == ["speed"]
+
+
+@pytest.mark.parametrize("clause", [
+    "we're trying to decide whether the line carries a fast or a slow indicator",
+    "I mainly want the numbers to be right",
+])
+def test_a_motive_beside_the_ask_asks_nothing(clause: str) -> None:
+    from planexec.clause_kinds import wishes_only
+
+    assert wishes_only(clause)
+
+
+@pytest.mark.parametrize(("clause", "kind"), [
+    ("for now I only need that one number", "answer"),
+    ("Please let it estimate the constant itself", "back"),
+    ("I don't want to impose one", "decline"),
+    ("that's a separate discussion", "decline"),
+    ("I'd rather not cherry-pick", "decline"),
+])
+def test_a_setting_left_to_the_step_or_a_decline_asks_nothing(clause: str, kind: str) -> None:
+    from planexec.clause_kinds import answer_form_only, declines_only, refers_back_only
+
+    check = {"answer": answer_form_only, "back": refers_back_only, "decline": declines_only}[kind]
+    assert check(clause)
+
+
+@pytest.mark.parametrize("sentence", [
+    "the label on the virus aliquot for this mouse got smudged, so we can't tell the GCaMP6 variant",
+    "attached are 40 response curves from our calibration runs, one per row",
+    "The folder data/images holds a short recording",
+])
+def test_what_happened_to_the_sample_or_what_is_attached_is_narrative(sentence: str) -> None:
+    assert narrative(sentence)
+    assert postponed("the figure comes once the text is settled")
+
+
+def test_a_mean_dragged_up_by_big_orders_is_the_reason_not_the_ask() -> None:
+    assert "statistic" not in extract_terms("the mean revenue is clearly dragged up by a few big orders").groups
+    assert not narrative("I'd rather have the median of units.")

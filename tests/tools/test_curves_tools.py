@@ -357,3 +357,13 @@ def test_offline_planner_routes_clauses_to_the_curve_tools(
     assert [s.primary_tools[0] for s in plan.steps] == tools
     types = [registry.get(s.primary_tools[0]).type for s in plan.steps]
     assert types[0] == "data" and "analyzer" in types and "vis" in types
+
+
+def test_the_report_names_the_central_share_it_was_computed_with(ctx: ToolContext) -> None:
+    """requests_heldout31: statistics at a 75 % central region were reported as "the central 50% region"."""
+    call("generate_ensemble_curves", ctx, n_curves=40, seed=7)
+    stats = call("compute_functional_boxplot_statistics", ctx, prob=0.75)
+    out = call("generate_uncertainty_report", ctx, analysis_type="quick")
+    assert "central 75% region" in out.results["report"]
+    assert out.results["uncertainty_score"] == pytest.approx(stats.results["uncertainty_score"])
+    assert out.results["median_index"] == stats.results["median_index"]

@@ -34,7 +34,7 @@ _ANSWER_FORM = re.compile(r"^\s*(?:(?:for now|for today|today|this time|right no
                           r"(?:the\s+|this\s+|that\s+)?(?:one\s+|single\s+)?(?:number|count|value|result|answer)s?\b(?:(?:,|\s+and)?\s*(?:please|pls|thanks?|for (?:my|our) "
                           r"[\w ]+))*\s*[.!]?\s*$", re.IGNORECASE)
 """A clause that only says how to answer ("I need only the number for my table", "just the count, please")."""
-_BARE_RATE = re.compile(r"^\s*(?:at\s+|@\s*)?\d+(?:\.\d+)?\s*(?:hz|fps|frames? per second|frames?/s)\s*[.!]?\s*$", re.IGNORECASE)
+_BARE_RATE = re.compile(r"^\s*(?:(?:fs|frame ?rate|sampling (?:rate|frequency)|acquisition rate)\s*(?:=|:|is|of)?\s*)?(?:at\s+|@\s*)?\d+(?:\.\d+)?\s*(?:hz|fps|frames? per second|frames?/s)\s*[.!]?\s*$", re.IGNORECASE)
 """A frame rate given alone ("10 fps"): a statement of how the data was acquired."""
 
 
@@ -113,7 +113,9 @@ def tells_only(clause: str) -> bool:
             and not extract_terms(clause).groups)
 
 
-_DECLINE = re.compile(r"\b(?:i|we) (?:don['’]?t|do not) want to (?:impose|fix|force|hard-?code|prescribe) (?:one|it|that|a value|"
+_DECLINE = re.compile(r"\b(?:don['’]?t|do not|never) (?:drop|exclude|remove|discard|delete|throw (?:out|away)|leave out) "
+                      r"(?:anything|any(?: of (?:them|those|these|it))?|them|those|these)\b|"
+                      r"\b(?:i|we) (?:don['’]?t|do not) want to (?:impose|fix|force|hard-?code|prescribe) (?:one|it|that|a value|"
                       r"anything)\b|\b(?:that|this|those|these|it)(?:['’]s| is| are) (?:a separate|another) (?:discussion|question|"
                       r"issue|topic|story|matter)\b|\b(?:i|we)(?:['’]d| would) rather not\b|"
                       r"\b(?:is|are|was|were)(?:n['’]t| not) (?:needed|necessary|required|wanted|part of (?:this|the|my|our) (?:ask|request))\b|"

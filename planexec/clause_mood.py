@@ -46,7 +46,7 @@ _WHO = (r"(?:(?i:\b(?:i|we|she|he|they|someone|somebody|nobody|everyone))"
         r"|(?i:\b(?:my|our|the|a|an|his|her|their) (?:[\w'’-]+ ){0,2}?(?:student|technician|tech|colleague|collaborator|"
         r"postdoc|supervisor|pi|lab|group|team|reviewer|referee|partner|analyst|manager|finance|hydrologist|"
         r"pharmacologist|core|facility|people|predecessor|labmate|co-teacher|company|department|clinician|engineer|"
-        r"pipeline|software|script|code|rig|microscope|model|tool)s?))")
+        r"pipeline|software|script|code|rig|microscope|model|tool)s?(?: of (?:mine|ours|his|hers|theirs))?))")
 _PAST = re.compile(
     _WHO + r"(?i:(?:['’](?:ve|d))?\s+(?:(?:had|has|have|already|previously|also|just|once|originally|first|then|recently|"
     r"actually|apparently|initially|only|both|all|never|last \w+)\s+){0,3}(?:\w{2,}(?<!e)ed|did|ran|made|saw|took|found|got|"

@@ -142,8 +142,8 @@ _BEFORE_WE = re.compile(r"\bbefore (?:i|we|you|they|anyone|someone|people|the te
                         re.IGNORECASE)
 """What the writer does next or plans ("Before I argue with the reviewer, could you look up...", "we'll test that
 across animals later"): up to the next punctuation."""
-_SPAN = re.compile(r"\b(?:over|across|during|through|throughout)\s+(?:the\s+)?(?:whole\s+|entire\s+)?"
-                   r"(?:recording|movie|session|acquisition)\b", re.IGNORECASE)
+_SPAN = re.compile(r"\b(?:over|across|during|through|throughout|in)\s+(?:all\s+)?(?:the\s+|this\s+|that\s+)?(?:whole\s+|"
+                   r"entire\s+)?(?:recording|movie|session|acquisition)\b", re.IGNORECASE)
 
 
 # What a clause says its input already went through is not a task it asks: "segment the registered movie".

@@ -151,3 +151,14 @@ def test_what_happened_to_the_sample_or_what_is_attached_is_narrative(sentence: 
 def test_a_mean_dragged_up_by_big_orders_is_the_reason_not_the_ask() -> None:
     assert "statistic" not in extract_terms("the mean revenue is clearly dragged up by a few big orders").groups
     assert not narrative("I'd rather have the median of units.")
+
+
+def test_a_rate_setting_a_kept_sample_and_a_span_ask_nothing_more() -> None:
+    from planexec.clause_kinds import declines_only, only_a_rate
+    from planexec.coverage_terms import worked_on
+
+    assert only_a_rate("fs = 10 Hz") and only_a_rate("sampling rate: 20 Hz")
+    assert declines_only("I'll decide later whether to exclude them, so please don't drop anything")
+    assert not declines_only("drop the dim cells and keep the rest")
+    assert "image" not in worked_on("how many calcium transients there are in all this recording")
+    assert narrative("A student of mine ranked them with modified band depth for her thesis.")

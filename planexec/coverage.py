@@ -35,6 +35,7 @@ from planexec.clause_kinds import (
     tells_only,
     the_ask,
 )
+from planexec.clause_mood import without_story
 from planexec.coverage_actions import (
     NEAR_MISS_MARGINS,
     UNSAID_PENALTIES,
@@ -62,6 +63,7 @@ from planexec.coverage_story import (
     ask_beside_story,
     narrated,
     only_story,
+    points_to_data,
     split_if_served,
     story,
 )
@@ -221,7 +223,10 @@ class Judge:
         docs = [t for _, t in flat]
         best: dict[str, float] = {}
         source: dict[str, str] = {}  # per action, the span of a long request that it matched best (its ask)
-        for span in (text, *ask_spans(text)) if flat else ():
+        # "Rui ran the watershed already. Please compute the mean projection": work told as done or planned elsewhere is
+        # not what the clause is scored for, unless the ask points back to it ("My collaborator saved sims.csv ... Read it in")
+        scored = text if points_to_data(asking_part(text)) else without_story(text)
+        for span in (scored, *ask_spans(scored)) if flat else ():
             for (a, _), s in zip(flat, self.scorer.scores(span, docs), strict=True):
                 if s > best.get(a.name, -1.0):
                     best[a.name], source[a.name] = float(s), span
@@ -244,7 +249,7 @@ class Judge:
         asks_dff = asks_the_dff(said)
         per_cell = asks_per_cell(ask)
         out = [self._decide(asked, a, best.get(a.name, 0.0), sees, unknown, up.get(a.name, frozenset()),
-                            missed.get(a.name), [w for w in (words if source.get(a.name, text) == text else
+                            missed.get(a.name), [w for w in (words if source.get(a.name, text) in (text, scored) else
                                                              _content_words(source[a.name])) if w not in action_words(a)],
                             foreign, given, per_frame, argument_problem(counts, a), asks_dff, per_cell,
                             bool(_ONE_IMAGE.search(said)), bool(_PAPERS_SAY.search(ask)))

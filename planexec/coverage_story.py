@@ -48,6 +48,11 @@ _POINTS_TO_DATA = re.compile(r"\b(?:it|them)\b|\b(?:which|the) ones?\b|\bthe (?:
                              r"with|by|as|up|out|back|round|again|please)\b))", re.IGNORECASE)
 
 
+def points_to_data(ask: str) -> bool:
+    """Whether an ask points back to what its story describes ("Please bring it into the session", "which one")."""
+    return bool(_POINTS_TO_DATA.search(ask))
+
+
 def ask_beside_story(clause: str) -> str | None:
     """The asking sentences of a clause whose other sentences only tell its story ("Neuropil correction is done.
     What's a good gin cocktail?" -> the question), or None when no sentence was left out or the ask points back to
@@ -139,4 +144,4 @@ def split_if_served(decided: ClauseCoverage, decide: Decide, generated: Abstract
     return [decided]
 
 
-__all__ = ["ask_beside_story", "Decide", "narrated", "only_story", "split_if_served", "story"]
+__all__ = ["ask_beside_story", "points_to_data", "Decide", "narrated", "only_story", "split_if_served", "story"]

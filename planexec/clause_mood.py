@@ -92,7 +92,7 @@ _DONE = re.compile(r"^\s*(?:the|our|my|all|both|these|those)\s+"
                    r"ready)|(?:ran|worked|went|came out) (?:fine|well|ok|okay))\b", re.IGNORECASE)
 """Work already done, told in the passive ("the transients are all detected, thanks"; "the registration ran fine")."""
 _AGENT = (r"(?:(?-i:[A-Z][a-z][\w'’-]*)|(?:the|our|my|his|her|their|another|a|some)\s+(?:[\w'’-]+\s+){0,2}?(?:group|lab|team|student|"
-          r"colleague|collaborator|postdoc|tech|technician|core|facility|people|partner|people)s?)\b")
+          r"colleague|collaborator|postdoc|tech|technician|core|facility|partner|people)s?)\b")
 _BY_SOMEONE = re.compile(
     r"\b(?:(?:(?:will|shall|would|can|could|is going to|are going to)\s+be|is|are|was|were|has been|have been|had been|"
     r"gets?|got)\s+)?(?:(?:already|all|now|then|separately|later|soon|probably|just|also|being)\s+){0,2}"

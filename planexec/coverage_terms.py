@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from planexec.clause_asides import without_asides, without_makers
 from planexec.knowledge.reuse import Terms, extract_terms
 from planexec.number_words import digits
 
@@ -89,59 +90,6 @@ _PURPOSE = re.compile(r"\bfor (?:testing|benchmarking|validating|debugging|tryin
 _LEADING_PURPOSE = re.compile(r"(?:^|(?<=[.!?]\s))\s*(?:(?:hi|hello|hey)(?: \w+)?[,!]\s+)?(?:in order )?to\s+(?:find|spot|see|locate|identify|reveal|highlight|check|"
                               r"compare|judge|assess|make sure)\b[^,.;?!]*,", re.IGNORECASE)
 """A purpose that opens a sentence ("To see whether the field creeps between trials, I'd like ..."): up to its comma."""
-_BEFORE_WE = re.compile(r"\bbefore (?:i|we|you|they|anyone|someone|people|the team|(?-i:[A-Z][a-z]+)) [^,.;:?!]*|"
-                        # someone else's part ("Milo will plot it", "segmentation stays with Kofi", "the report is Mia's",
-                        # "Hugo says zero-lag correlation is what the old paper used")
-                        r"\b(?!(?-i:We|I|You|They|It|He|She|This|That|There|Someone|Nobody|Everyone)\b)(?-i:[A-Z][a-z]+)(?:['’]ll| "
-                        r"will| is going to| plans to| says| said| thinks| reckons| suspects| doubts| believes| insists| told us)\b"
-                        r"(?:(?!,?\s+but\b)[^.;:?!])*|"
-                        r"[^.;:?!]*\b(?:stays?|remains?|is|are) with (?-i:[A-Z][a-z]+)\b[^.;:?!]*|"
-                        r"[^.;:?!]*\b(?:is|are|was|were) (?-i:[A-Z][a-z]+)['’]s(?: job| task| part| attempt| try| idea| project| thing)?"
-                        r"(?: (?:afterwards|later|next \w+|last \w+|tomorrow|after that|now|then))?(?=\s*(?:[.;:?!,]|$))|"
-                        # a step someone else did or does, after the ask ("...; the mean image was already made by Tuula")
-                        r"(?<=[;,:])\s*(?:the|our|my|this|that|these|those|all|its|their)\s+[^,.;:?!]*?\b(?:(?:will|shall|is going to|"
-                        r"are going to)\s+be|is|are|was|were|has been|have been)\s+(?:\w+\s+)?(?:\w{3,}ed|done|run|made|drawn|tried|"
-                        r"written|taken)\s+(?:\w+\s+)?by\s+(?:(?-i:[A-Z][a-z])|the|our|my|his|her|their|another)[^,.;:?!]*|"
-                        r"(?<=[;,:])\s*(?:the|our|my|this|that|these|those)\s+[^,.;:?!]*?\b(?:exists?|is there|are there|is available|"
-                        r"are available)\s+already\b[^,.;:?!]*|"
-                        # a part the writer keeps ("the plotting I'll do myself")
-                        r"\b(?:the|any|all)\s+(?:[\w/-]+\s+){0,3}?(?:i|we)(?:['’]ll| will| can| shall)\s+(?:do|handle|make|draw|run|"
-                        r"take care of|sort out)\s+(?:myself|ourselves|later|separately|by hand|afterwards)\b|"
-                        # a method turned down, a doubt, a step put off inside the sentence ("so a flat F0 would be useless",
-                        # "which makes me doubt our segmentation", "with neuropil correction postponed until ...")
-                        r"[^,.;:?!]*\b(?:would be|is|was|are|['’]d be|feels?(?: like)?|seems?(?: like)?) (?:useless|wrong|no good|"
-                        r"pointless|overkill|misleading|too slow|not enough)\b[^,.;:?!]*|"
-                        r"\bwhich makes (?:me|us) (?:doubt|question|worry about|suspect)\b[^,.;:?!]*|"
-                        r"\bwith (?:the )?[\w /-]{1,40}? (?:postponed|deferred|on hold|left for later)\b[^,.;:?!]*|"
-                        r"[^,.;:?!]*\b(?:is|are) (?:a separate (?:discussion|question|issue|topic|step|project)|postponed|deferred|"
-                        r"on hold)\b[^,.;:?!]*|"
-                        # a reason that tells what went before ("since the max projection looked too noisy")
-                        r"\b(?:since|because|as|given that) (?:the|our|my|that|this|those|these|last) [^,.;:?!]*\b(?:looked|seemed|"
-                        r"was|were|came out|turned out|failed|missed|didn['’]t|wasn['’]t|weren['’]t)\b[^,.;:?!]*|"
-                        # a step put off ("we're postponing the dF/F analysis until the new batch arrives, but ...") and
-                        # what happened last time ("...; last time that inflated the total")
-                        r"\b(?:i|we)(?:['’]m|['’]re| am| are) (?:postponing|deferring|parking|shelving|holding off on|leaving out|"
-                        r"putting off)\b[^,.;:?!]*|(?<=[;,:])\s*last (?:time|week|month|year|round|session)\b[^,.;:?!]*|"
-                        r"\b(?:i|we)(?:['’]m|['’]re| am| are) (?:currently |just )?(?:comparing|studying|investigating|testing|building|developing|"
-                        r"designing|debugging|benchmarking|prototyping|teaching|running|giving|organi[sz]ing|hosting)\b[^.;:?!]*|"
-                        r"\b(?:i|we)(?:['’]ll| will| are going to| plan to| intend to)\b(?:(?!,?\s+but\b(?!\s+not\s+(?:today|now|yet|here|this time)\b))[^.;:?!])*|"
-                        # what the writer is busy with ("I'm filling in the table for the methods section")
-                        r"\b(?:i|we)(?:['’]m|['’]re| am| are) (?:currently |just )?(?:filling in|preparing|writing|drafting|putting together|"
-                        r"assembling|working on)\b[^,.;:?!]*|"
-                        r"\b(?:wants?|plans?|intends?|is going|are going) to [^.;:?!]*\bnext (?:week|month|year|time)\b|"
-                        r"\b(?:want|need|plan) to (?:look at|deal with|handle|do) (?:that|this|it|those) (?:separately|later|afterwards)\b|"
-                        r"[^.;:?!]*\b(?:can|will have to|could) wait\b|"
-                        # a step that comes later ("the activity-based one comes later", "Traces we'll do next week")
-                        r"[^.;:?!]*\b(?:comes?|will come|follows?|is planned|are planned|is scheduled) (?:later|tomorrow|afterwards|after that|"
-                        r"next(?: \w+)?)\b|"
-                        r"[^.;:?!]*\b(?:i|we)(?:['’]ll| will| can) (?:do|handle|run|tackle|look at|deal with) (?:it |them |that |those )?"
-                        r"(?:later|tomorrow|afterwards|next \w+|another day)\b|"
-                        # who wants the result by when ("Finance want the figure before the quarterly review")
-                        r"\b\w+ (?:want|wants|need|needs) (?:the|it|this|that|those) (?:figures?|numbers?|results?|values?|totals?)? ?"
-                        r"(?:before|by|for) (?:the |our |their |my )?[^.;:?!]*",
-                        re.IGNORECASE)
-"""What the writer does next or plans ("Before I argue with the reviewer, could you look up...", "we'll test that
-across animals later"): up to the next punctuation."""
 _SPAN = re.compile(r"\b(?:over|across|during|through|throughout|in)\s+(?:all\s+)?(?:the\s+|this\s+|that\s+)?(?:whole\s+|"
                    r"entire\s+)?(?:recording|movie|session|acquisition)\b", re.IGNORECASE)
 
@@ -254,17 +202,12 @@ def without_names(text: str) -> str:
     return _FILE_NAME.sub(lambda m: f"file.{m.group(1)}", text)
 
 
-_SOMEONES_INPUT = re.compile(r"\b((?:the|that|this|these|those) (?:[\w-]+ ){0,2}?)(?-i:[A-Z][a-z]+) (?:already |just )?"
-                             r"(?:\w+ed|made|ran|drew|built|did)\b", re.IGNORECASE)
-"""An input someone made ("the stack Fatou registered"): its making is not asked."""
-
-
 def without_purpose(text: str) -> str:
     """The clause without what it is for ("... so I can see every cell", "... to try the boxplot on"), the step it
     comes before, what its input already went through ("the registered movie") and the level a threshold is set
     against ("above the median"): none is something it asks to be done."""
-    text = _DESCRIBED.sub(" ", _PURPOSE.sub(" ", _BEFORE_WE.sub(" ", _LEADING_PURPOSE.sub(" ", text))))
-    text = _SOMEONES_INPUT.sub(lambda m: m.group(1), text)
+    text = _DESCRIBED.sub(" ", _PURPOSE.sub(" ", without_asides(_LEADING_PURPOSE.sub(" ", text))))
+    text = without_makers(text)
     return _OCCASION.sub(" ", _REFERENCE.sub(" ", _DONE_TO_INPUT.sub("", _BEFORE.sub(" ", text))))
 
 
@@ -280,7 +223,7 @@ def worked_on(text: str) -> frozenset[str]:
     traces" are traces) or the format an output is saved in ("denoise before ROI detection" works on the movie)."""
     text = digits(text)  # "at ten frames per second" is a rate
     text = _LEADING_PURPOSE.sub(" ", _DONE_TO_INPUT.sub("", _COLUMN_NAME.sub(" column ", text)))
-    text = _DESCRIBED.sub(" ", _BEFORE.sub(" ", _PURPOSE.sub(" ", _BEFORE_WE.sub(" ", text))))
+    text = _DESCRIBED.sub(" ", _BEFORE.sub(" ", _PURPOSE.sub(" ", without_asides(text))))
     return objects(_ACQUISITION.sub(" ", _OCCASION.sub(" ", _AS_FILE.sub(" ", _SPAN.sub(" ", text)))))
 
 

@@ -20,7 +20,7 @@ from planexec.datafiles import shipped
 
 __all__ = ["LABELLED_SETS", "Card", "NotServed", "hand_cards", "load_cards", "widened"]
 
-LABELLED_SETS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012"
+LABELLED_SETS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456"
 """The sets of data/calibration/coverage_pairs.json whose pairs widen the cards: development sets only."""
 
 

@@ -4,6 +4,10 @@ group ask different things (planexec.knowledge.reuse compares them)."""
 
 from __future__ import annotations
 
+_MONTH = (r"(?:january|february|march|april|june|july|august|september|october|november|december|"
+          r"jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)")
+"""A month's name or its abbreviation ("may" is left out: it is mostly a verb)."""
+
 # (group, canonical term, pattern). Order matters: a longer phrase is matched and blanked
 # out before its parts ("median absolute deviation" before "median", "median filter" too).
 LEXICON: list[tuple[str, str, str]] = [
@@ -178,7 +182,11 @@ LEXICON: list[tuple[str, str, str]] = [
                         r"without|in which|during)\b|"
                         # "leave those flagged frames out", "drop the members that have gaps"
                         r"\b(?:leav\w*|exclud\w*|drop\w*|skip\w*|discard\w*|omit\w*|throw\w* (?:out|away)) (?:\w+ ){0,2}(?:frames?|trials?|curves?|"
-                        r"runs?|members?|samples?|rows?)\b"),
+                        r"runs?|members?|samples?|rows?)\b|"
+                        # a span of the calendar: "the first quarter", "Q1", "January to March", "2025 only"
+                        r"\b(?:first|second|third|fourth|1st|2nd|3rd|4th) quarter\b|\bq[1-4]\b|"
+                        rf"\b{_MONTH}(?: (?:19|20)\d\d)? ?(?:to|through|till|until|-|–) ?{_MONTH}\b|\bbetween {_MONTH}(?: (?:19|20)\d\d)? and {_MONTH}\b|"
+                        rf"\b(?:{_MONTH}|(?:19|20)\d\d) only\b|\bonly (?:for |in |during |from )?{_MONTH}\b"),
     # the whole field of view as one signal or reference ("the global mean trace", "whole-frame background"): every
     # action here works per cell, per pixel or per pixel's neighbourhood
     ("scope", "whole_field", r"\b(?:mean|average) (?:fluorescence|intensity|brightness|signal) of the (?:whole|entire) (?:field|frame|fov|image)|"

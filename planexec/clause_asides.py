@@ -25,6 +25,9 @@ _ASIDES = re.compile(r"\bbefore (?:i|we|you|they|anyone|someone|people|the team|
                      r"(?<=[;,:])\s*(?:the|our|my|this|that|these|those|all|its|their)\s+[^,.;:?!]*?\b(?:(?:will|shall|is going to|"
                      r"are going to)\s+be|is|are|was|were|has been|have been)\s+(?:\w+\s+)?(?:\w{3,}ed|done|run|made|drawn|tried|"
                      r"written|taken)\s+(?:\w+\s+)?by\s+(?:(?-i:[A-Z][a-z])|the|our|my|his|her|their|another)[^,.;:?!]*|"
+                     # a step already done, opening the sentence or after a comma ("Registration has already been run, so ...")
+                     r"(?:^|(?<=[;,:.!?]))\s*(?:the\s+|our\s+|my\s+)?(?:[\w/-]+\s+){0,3}?(?:has|have) (?:already |just |now )?been "
+                     r"(?:\w{3,}ed|run|done|made|drawn)\b[^,.;:?!]*|"
                      r"(?<=[;,:])\s*(?:the|our|my|this|that|these|those)\s+[^,.;:?!]*?\b(?:exists?|is there|are there|is available|"
                      r"are available)\s+already\b[^,.;:?!]*|"
                      # a part the writer keeps ("the plotting I'll do myself")

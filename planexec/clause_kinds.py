@@ -124,14 +124,22 @@ _DECLINE = re.compile(r"\b(?:don['’]?t|do not|never) (?:drop|exclude|remove|di
                       r"task|part|question|request|thing)\b|"
                       r"\b(?:not|no longer) (?:needed|necessary|required)\b|"
                       r"\b(?:don['’]?t|do not|no need to|needn['’]t) (?:bother|redo|repeat|re-?run|worry about)\b|"
-                      r"\b(?:i['’]m|i am|we['’]re|we are) not (?:asking (?:you )?(?:to|for)|after|interested in|looking for)\b|"
+                      r"\b(?:i['’]m|i am|we['’]re|we are) (?:\w+ly )?not (?:\w+ly )?(?:asking (?:you )?(?:to|for)|after|interested in|"
+                      r"looking for|presenting|showing|reporting)\b|"
                       r"\b(?:don['’]?t|do not) (?:run|apply|do|compute|perform|start|export|save|write|make|plot|draw|generate|"
-                      r"send|produce|create)\b[^.;:?!]*\b(?:yet|for now|this time)\b|\bhold off on\b|"
+                      r"send|produce|create|break|split|group|segment|extract|detect|deconvolve|register|classify|count|fit)\b"
+                      r"[^.;:?!]*\b(?:yet|for now|this time)\b|\bhold off on\b|"
+                      # "you don't need to do it", "no numbers are needed here", "there is no need to export anything else"
+                      r"\b(?:don['’]?t|do not|won['’]t) (?:need|have) to (?:do|run|compute|make|repeat|redo|check) (?:it|that|this|them|"
+                      r"those|these)\b|\bno (?:[\w-]+ ){0,2}(?:is|are) (?:needed|necessary|required|wanted)\b|"
+                      r"\bthere(?:['’]s| is) no need (?:to|for)\b|\bskip (?:anything|everything) (?:fancier|else|more)\b|"
+                      r"\b(?:i|we) (?:don['’]?t|do not) need (?:a|an|any|the) (?:[\w-]+ )?(?:plots?|figures?|pictures?|graphs?|charts?|"
+                      r"tables?|reports?|files?|maps?)(?: (?:here|today|now|this time|from you|for this))?\s*[.!]?\s*$|"
                       r"^\s*(?:and\s+)?nothing (?:else|more)\b|^\s*(?:and\s+)?no (?:\w+ ){0,2}?(?:please|thanks|needed|yet|for now|"
                       r"this time|today)\b|"
                       # a clause of declines only ("Please don't generate synthetic curves and real data only and skip the report")
                       r"^\s*(?:please\s+)?(?:(?:don['’]?t|do not|no need to) (?:generate|simulate|plot|draw|make|export|save|write|"
-                      r"send|produce|create|redo|repeat|re-?run)|skip)\b(?:(?!\b(?:but|instead|then|just|only (?:want|need)|"
+                      r"send|produce|create|redo|repeat|re-?run|segment|extract|detect|deconvolve|register|classify|count|fit)|skip)\b(?:(?!\b(?:but|instead|then|just|only (?:want|need)|"
                       r"rather)\b|,\s*(?:and\s+)?(?:please\s+)?(?:use|compute|calculate|take|set|make|give|apply|run|do|plot|draw|"
                       r"count|detect|segment|report|tell|show|list|estimate|measure|fit|rank)\b)[^.;:?!])*$|"
                       r"\b(?:leave|set|put) (?:\w+ ){0,3}aside\b|\bleave (?:both of )?(?:those|them|that|these|it) (?:out|alone)\b|"
@@ -151,6 +159,20 @@ def declines_only(clause: str) -> bool:
     return m is not None and not requests(_COURTESY_OR_DENIAL.sub(" ", clause[:m.start()]))
 
 
+_ONLY_OPENS = re.compile(r"^\s*(?:(?:please|first|just)\s+)*(?:open|load|read(?: in)?|take|grab)\s+(?:the|these|this|those|my|our|"
+                         r"attached)\s+(?:[\w-]+\s+){0,2}?(?:frames|images|movie|stack|folder|recording|tiffs?|pngs)"
+                         r"(?:\s+(?:in|from)\s+(?:this|the|that|my|our)\s+(?:folder|directory|dir|file))?\s*[.!]?\s*$|"
+                         # when, beside the ask ("Before anyone segments this session, please ..."): a clause without a main verb
+                         r"^\s*(?:before|after|once|until|while)\s+(?:anyone|someone|somebody|we|i|you|they|he|she|"
+                         r"(?-i:[A-Z][a-z]+))\s+\w+(?:\s+[\w'’-]+){0,4}\s*[.!]?\s*$", re.IGNORECASE)
+
+
+def opens_or_times_only(clause: str) -> bool:
+    """Whether a clause only opens the given images ("open the frames in this folder"), which every run does, or says
+    when the ask beside it is wanted in a few words that name no result ("Before anyone segments this session")."""
+    return bool(_ONLY_OPENS.match(clause)) and not set(extract_terms(clause).groups) & {*_RESULT_GROUPS, "plot"}
+
+
 _VAGUE_ASK = re.compile(r"^\s*(?:(?:hi|hello|hey)\s+and\s+)?(?:for [^,.;]{0,40}?,?\s+)?(?:(?:i|we)(?:['’]d| would)? (?:want|need|like|"
                         r"would like)\s+)?(?:a|an|one)?\s*(?:(?:toy|worked|small|quick|simple|little|brief)\s+)*(?:example|demo|"
                         r"favou?r|hand|sanity check|check|question)\b(?:\s+(?:before|for|so)\b[^.;?!]{0,60})?\s*[.!]?\s*$", re.IGNORECASE)
@@ -163,7 +185,15 @@ _MOTIVE = re.compile(r"\b(?:i|we)\b[^.;:?!]*\b(?:want|need|would like|['’]d li
                      r"\b(?:i|we)(?:['’]re| are| am|['’]m) (?:trying|hoping|wanting) to (?:decide|figure out|understand|work out|find out|"
                      r"tell|settle|determine|judge)\b|"
                      r"\b(?:i|we) (?:\w+ly )?(?:want|need) (?:the|my|our|these|those) (?:numbers?|results?|values?|figures?) to be "
-                     r"(?:right|correct|accurate|reliable|solid|trustworthy)\b", re.IGNORECASE)
+                     r"(?:right|correct|accurate|reliable|solid|trustworthy)\b|"
+                     # a worry, what the number is for, or whose figure it is ("I'm paranoid about drift", "I need a number to
+                     # put in the rebuttal", "That's the robust figure they asked for")
+                     r"\b(?:i|we)(?:['’]m|['’]re| am| are) (?:a bit |quite |very |really |slightly |a little )?(?:paranoid|worried|"
+                     r"nervous|concerned|anxious|curious) (?:about|that|whether|if)\b|"
+                     r"\b(?:i|we) (?:just |only )?need (?:a|the|one|some) (?:single |hard |solid )?(?:number|figure|value|result)s? "
+                     r"(?:to (?:put|quote|cite|report|include|show|give|paste)|for (?:the|my|our|a|an))\b|"
+                     r"^\s*(?:that|this|it)(?:['’]s| is) (?:the|a|what)\b[^.;:?!]{0,40}?\b(?:they|he|she|finance|reviewers?|i|we)"
+                     r" (?:asked|need|needs|wanted|requested|want)(?: for)?\s*[.!]?\s*$", re.IGNORECASE)
 """Why the writer asks ("we want to make sure the new batch behaves like the old one"): the direct ask says what."""
 
 
@@ -222,8 +252,12 @@ _DOUBT = re.compile(r"^\s*(?:(?:hi|hello|hey)\b[^,?]*,\s*)?(?:(?:can|could|would
 _SELF_JUDGE = re.compile(r"\b(?:i|we)(?:['’]ll| will| can)\s+(?:then\s+)?(?:have a look|take a look|look|do the (?:comparison|rest|"
                          r"check|judging|maths?)|compare|judge|decide|check|see|inspect|eyeball)\b|"
                          r"\b(?:should|will|would) (?:tell|show) (?:us|me)\b", re.IGNORECASE)
+_COMPARES = re.compile(r"\b(?:more|less|fewer|slower|faster|higher|lower|larger|smaller|bigger|stronger|weaker|better|worse|"
+                       r"changes?|differs?|different|than)\b", re.IGNORECASE)
+_OPENERS_THEN = re.compile(r"^\s*(?:then|also|and|after that|next|afterwards)\b", re.IGNORECASE)
 """A doubt put as a question ("can you check whether cell 7 has transients?") that the writer will settle from what
-a later sentence asks for ("Extract the traces and I'll have a look"): the doubt is the motive, not the ask."""
+a later sentence asks for ("Extract the traces and I'll have a look"), or a comparison that a direct ask for its
+building block follows: the doubt is the motive, not the ask."""
 
 
 def asking_part(clause: str) -> str:
@@ -239,7 +273,11 @@ def asking_part(clause: str) -> str:
     # "Reviewer 3 asked for 20-80 % rise times. Could you compute that?": the sentence pointed back to is asked too
     pointed = {sentences[i - 1] for i, s in enumerate(sentences) if i and s in asking and _DOES_THAT.search(s)}
     asking = [s for s in sentences if s in asking or s in pointed]
-    if len(asking) > 1 and _DOUBT.match(asking[0]) and _SELF_JUDGE.search(" ".join(asking[1:])):
+    # the doubt is the motive when the writer will judge it, or when it compares (a condition, a method) and a direct
+    # ask for the building block follows ("... slower in the knockout? For each transient compute the half-decay time.")
+    if len(asking) > 1 and _DOUBT.match(asking[0]) and (
+            _SELF_JUDGE.search(" ".join(asking[1:]))
+            or _COMPARES.search(asking[0]) and not _DOUBT.match(asking[1]) and not _OPENERS_THEN.match(asking[1])):
         asking = asking[1:]
     direct = [s for s in asking if not _THIRD_PARTY.match(s)]
     if direct and len(direct) < len(asking) and len(" ".join(direct).split()) >= 6 and not pointed:
@@ -359,5 +397,5 @@ _PARAMETER_NAMES = re.compile(r"\b(?:frame\s+rate|(?:indicator['’]s\s+)?decay(
                               r"(?:cell|soma)\s+diameter|neuropil\s+(?:coefficient|factor))\b", re.IGNORECASE)
 
 
-__all__ = ["answer_form_only", "asking_part", "asks_advice", "asks_per_cell", "asks_sources", "asks_the_dff", "asks_to_see", "only_a_rate",
+__all__ = ["answer_form_only", "asking_part", "asks_advice", "asks_per_cell", "asks_sources", "asks_the_dff", "asks_to_see", "only_a_rate", "opens_or_times_only",
            "refers_back_only", "says_what_for", "states_parameters", "tells_only", "the_ask", "wishes_only"]

@@ -59,6 +59,11 @@ _OTHERS_LATER = re.compile(
     r"(?i:['’]ll|\s+(?:will|is going to|are going to|plans? to|intends? to|is planning to|are planning to))\b|"
     r"\b(?:[A-Z][a-z][\w'’-]*|(?i:she|he|they|someone))(?i:\s+(?:wants?|needs?|would like|prefers?) to\b[^.?!]*"
     r"\b(?:separately|later|afterwards|next (?:week|month|time)|another time|elsewhere|herself|himself|themselves)\b)")
+_OTHERS_NOW = re.compile(
+    r"(?:^\s*|[;,]\s+)(?:(?-i:[A-Z][a-z][\w'’-]*) (?:in|from|of) (?:our|my|the|another|her|his) (?:[\w-]+ )?(?:group|lab|team)|"
+    r"(?:my|our) (?:[\w-]+ )?(?:colleague|student|postdoc|collaborator|supervisor|pi|co-?author|labmate)s?(?: (?-i:[A-Z][a-z]+))?)"
+    r" (?:is|are) (?:already |currently |also |now )?\w+ing\b", re.IGNORECASE)
+"""Another person's work in progress ("Priya in our group is comparing the batch against jGCaMP8")."""
 _WRITER_LATER = re.compile(
     r"\b(?:i|we)(?:['’]ll| will| shall| plan to| intend to| are going to| am going to| might| may)\b[^.?!]*"
     r"\b(?:later|next|ourselves|myself|afterwards|tomorrow|eventually|another time|separately|elsewhere|by hand|once|"
@@ -69,10 +74,12 @@ _DESCRIBES = re.compile(
     r"^\s*(?:[\w./-]+\.(?:npy|npz|csv|tsv|tiff?|h5|hdf5|nwb|json|txt|xlsx?|mat)\s+(?:holds?|contains?|has|is|are|"
     r"stores?)\b|(?:the|this|these|our|my|attached|that|its)\s+(?:[\w'’/.-]+\s+){0,3}?(?:folder|recording|movie|stack|file|"
     r"array|table|dataset|data|session|video|crop|field of view|fov|export|log|sheet|csv|npy|sample|ensemble|curves?|"
-    r"frames|images?|experiment|preparation|prep|animal|mouse|slice|culture|cells|neurons)(?:\s+[\w.-]*/[\w./-]*)?"
+    r"frames|images?|experiment|preparation|prep|animal|mouse|slice|culture|cells|neurons|[\w-]*\.(?:npy|npz|csv|tsv|tiff?|h5|"
+    r"nwb|json|txt|xlsx?|mat))(?:\s+[\w.-]*/[\w./-]*)?"
     r"(?:\s+(?:in|from|of|on|at)\s[^,.;!?]{0,40}?)?\s+(?:is|are|was|were|holds?|"
     r"contains?|has|have|comes?|came|shows?|covers?|includes?|consists?|spans?|lasts?)\b|this is (?:a|an|the|our|my)\b|"
-    r"(?:it|this)['’]s (?:a|an|the|our|my)\b|(?:attached|enclosed) (?:is|are)\b|(?:i|we) (?:run|lead|manage|head|work|teach|study|coordinate|supervise|"
+    r"(?:it|this)['’]s (?:a|an|the|our|my)\b|(?:(?:my|our|the) )?first time (?:\w+ing|with|using|doing)\b|"
+    r"(?:i['’]m|i am|we['’]re|we are) (?:\w+ )?new (?:to|in|at)\b|sorry (?:if|for)\b|(?:attached|enclosed) (?:is|are)\b|(?:i|we) (?:run|lead|manage|head|work|teach|study|coordinate|supervise|"
     r"handle|am|are|image|record)\b|(?:our|my) (?:group|lab|team) (?:studies|works on|is interested in|looks at|investigates|"
     r"records|images)\b)", re.IGNORECASE)
 _GREETING = re.compile(r"^\s*(?:(?:hello|hi|hey|hiya)(?: all| everyone| team| (?-i:[A-Z][\w'’-]*)){0,2}|dear [^,!]*?|"
@@ -81,10 +88,13 @@ _GREETING = re.compile(r"^\s*(?:(?:hello|hi|hey|hiya)(?: all| everyone| team| (?
 _POSTPONED = re.compile(r"\bcan wait\b|\bfor (?:a )?later\b|\b(?:is|are) for (?:later|another|next)\b|\b(?:is|are) planned\b|"
                         r"\b(?:is|are|was|were|gets?|got|been) (?:postponed|deferred|on hold|parked|shelved|"
                         r"a separate (?:discussion|question|issue|topic|step|project))\b|\b(?:comes?|will come) (?:later|after|once|when)\b|"
-                        r"\b(?:stays?|remains?) with\b",
+                        r"\b(?:stays?|remains?) with\b|\b(?:will )?come from (?:a |another |a different |their |her |his )"
+                        r"(?:[\w-]+ )?(?:pipeline|lab|group|analysis|team|person|source)\b",
                         re.IGNORECASE)
 _IF_WE = re.compile(r"^\s*(?:and\s+)?if\b[^.?!]*?\b(?:i|we)(?:['’]ll| will| can| would| could| stop| go| know| move| rerun|"
-                   r" redo| keep| drop| switch| look| need| have)\b", re.IGNORECASE)
+                   r" redo| keep| drop| switch| look| need| have| come back| get back| ask| write| check| be)\b|"
+                   r"^\s*(?:and\s+)?if\b[^.?!]*?\b(?:that|this|it) (?:settles|answers|closes|ends|would settle|is enough)\b",
+                   re.IGNORECASE)
 """What the writer will do depending on the answer ("If it comes out near zero we stop worrying")."""
 _DONE = re.compile(r"^\s*(?:the|our|my|all|both|these|those)\s+"
                    r"(?:(?!(?:would|could|can|like|want|need|how|what|which|whether|if|please|and|but)\b)[\w'’/-]+\s+){0,9}?(?:(?:is|are|was|were|has been|"
@@ -92,7 +102,8 @@ _DONE = re.compile(r"^\s*(?:the|our|my|all|both|these|those)\s+"
                    r"ready)|(?:ran|worked|went|came out) (?:fine|well|ok|okay))\b", re.IGNORECASE)
 """Work already done, told in the passive ("the transients are all detected, thanks"; "the registration ran fine")."""
 _AGENT = (r"(?:(?-i:[A-Z][a-z][\w'’-]*)|(?:the|our|my|his|her|their|another|a|some)\s+(?:[\w'’-]+\s+){0,2}?(?:group|lab|team|student|"
-          r"colleague|collaborator|postdoc|tech|technician|core|facility|partner|people)s?)\b")
+          r"colleague|collaborator|postdoc|tech|technician|core|facility|partner|people|co-?author|reviewer|supervisor|"
+          r"analyst)s?)\b")
 _BY_SOMEONE = re.compile(
     r"\b(?:(?:(?:will|shall|would|can|could|is going to|are going to)\s+be|is|are|was|were|has been|have been|had been|"
     r"gets?|got)\s+)?(?:(?:already|all|now|then|separately|later|soon|probably|just|also|being)\s+){0,2}"
@@ -126,7 +137,11 @@ _SPECIFIES = re.compile(r"\b(?:must|should|has to|have to|needs? to|required?|re
 _HEADER = re.compile(
     r"^\s*(?:(?:(?:lab|meeting|group|project|my|our|quick)\s+)?(?:e-?mail|memo|message|notes?|minutes|notebook|note to self)"
     r"(?:(?:\s+(?:to|for|from|of)\s+|[\s,]+)[^:\n]{1,30}?)?|from (?:today['’]s|yesterday['’]s|the|our|this week['’]s|last week['’]s|"
-    r"my) [^:\n]{0,30}?(?:notes|meeting|minutes|call|discussion|standup|stand-up))\s*:\s*", re.IGNORECASE)
+    r"my) [^:\n]{0,30}?(?:notes|meeting|minutes|call|discussion|standup|stand-up)|"
+    # a tracker's or a forum's label, a review's numbering ("Ticket #412:", "ISSUE-88:", "Reviewer 2, comment 3:")
+    r"(?:ticket|issue|bug|task|to-?do|item|request|jira|subject|re|background|context)(?:[\s#-]*[\w.-]*\d[\w.-]*)?|"
+    r"reviewer\s*#?\s*\d+(?:\s*[,-]?\s*(?:comment|point|remark|minor|major)\s*#?\s*\d+)?)\s*:\s*|"
+    r"^\s*\[[^\]\n]{1,20}\]\s*|^\s*(?:ticket|issue|bug|jira)[\s#-]*[a-z]*-?\d+\s*,\s*", re.IGNORECASE)
 """A heading before the text ("Email to Ivo:", "Notes 3 Mar:", "From the planning meeting:"): it names no task."""
 
 
@@ -166,7 +181,7 @@ def narrative(sentence: str, data: bool = True) -> bool:
     `data`, also what the data or the writer is: "The folder holds 100 frames", "I run the sales desk")."""
     bare = _GREETING.sub("", sentence, count=1)
     return not requests(bare) and not _SPECIFIES.search(bare) and bool(
-        _PAST.search(bare) or _OTHERS_LATER.search(bare) or _WRITER_LATER.search(bare) or _POSTPONED.search(bare)
+        _PAST.search(bare) or _OTHERS_LATER.search(bare) or _OTHERS_NOW.search(bare) or _WRITER_LATER.search(bare) or _POSTPONED.search(bare)
         or (_DONE.match(bare) and not re.search(r"(?<![A-Za-z])\d", bare)) or _IF_WE.match(bare) or _BY_SOMEONE.search(bare)
         or _ONLY_STATUS.match(bare)
         or (data and _DESCRIBES.match(bare)))
@@ -186,14 +201,16 @@ def points_back(sentence: str) -> bool:
 
 
 def story_sentences(sentences: list[str], data: bool = True) -> set[int]:
-    """The indices of narrative sentences that no later sentence points back to, when another sentence requests
+    """The indices of narrative sentences that the next sentence does not point back to (unless it too is narrative),
+    when another sentence requests
     (`data`: a description of the data counts as narrative)."""
     if not any(requests(s) for s in sentences):  # notes ("Notes: ROI contours over the mean image. The trace plot is
         put_off = {i for i, s in enumerate(sentences) if postponed(s)}  # postponed."): only what waits is no ask
         rest = [s for i, s in enumerate(sentences) if i not in put_off]
         return put_off if rest and not any(narrative(s, data) for s in rest) else set()
     return {i for i, s in enumerate(sentences)
-            if narrative(s, data) and not (i + 1 < len(sentences) and points_back(sentences[i + 1]))}
+            if narrative(s, data) and not (i + 1 < len(sentences) and points_back(sentences[i + 1])
+                                           and not narrative(sentences[i + 1], data))}
 
 
 def without_story(text: str) -> str:

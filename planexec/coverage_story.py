@@ -14,6 +14,7 @@ from planexec.clause_kinds import (
     asks_advice,
     asks_sources,
     declines_only,
+    opens_or_times_only,
     tells_only,
     wishes_only,
 )
@@ -82,6 +83,8 @@ def story(c: ClauseCoverage, served: set[str | None], needed: AbstractSet[str] =
                                                           "asks nothing")
     if _ON_IT.search(c.clause) and not extract_terms(c.clause).groups and not worked_on(c.clause):
         return ClauseCoverage(c.clause, NOTHING, 1.0, (), "asks again for what the ask beside it asks")
+    if opens_or_times_only(c.clause):
+        return ClauseCoverage(c.clause, NOTHING, 1.0, (), "opens the input or says when; the ask beside it says what")
     if declines_only(c.clause) and not extract_terms(c.clause).groups.get("task", frozenset()) & needed:
         return ClauseCoverage(c.clause, NOTHING, 1.0, (), "declines work the ask does not need; asks nothing")
     if wishes_only(c.clause) and (not worked_on(c.clause) or c.candidates and c.candidates[0].name in served):

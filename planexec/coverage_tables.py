@@ -52,6 +52,10 @@ _PARTICIPLE = re.compile(r"[a-z]{3,}ed (?:to|into|by|with|at|for|from|in|as|usin
 """What was done to the statistic, not a column ("the revenue total converted to euros")."""
 
 
+_VERB_OBJECT = re.compile(r"\s+(?:us|me|you|them|him|her|nothing|anything|something|little|much)\b", re.IGNORECASE)
+"""After the word that follows a statistic, an object: that word is a verb ("one overall average tells us nothing")."""
+
+
 def asked_columns(request: str) -> list[str]:
     """Words a request asks a statistic of ("average revenue" -> revenue), to check against a table's columns."""
     return [m.group(1).lower() for m in _ASKED_COLUMN.finditer(request) if m.group(1).lower() not in _NOT_COLUMNS]
@@ -65,7 +69,7 @@ def missing_columns(request: str, columns: Sequence[str]) -> list[str]:
     for m in _ASKED_COLUMN.finditer(without_story(request)):  # "our analyst already made the average order size"
         first = m.group(1).lower()
         words = [first, *m.group(2).lower().split()]
-        if first in _NOT_COLUMNS or _PARTICIPLE.fullmatch(" ".join(words[:2])):
+        if first in _NOT_COLUMNS or _PARTICIPLE.fullmatch(" ".join(words[:2])) or _VERB_OBJECT.match(m.group(2)):
             continue
         if not any(w in have or w.rstrip("s") in have for w in words):
             missing.append(first)

@@ -284,8 +284,10 @@ _GAUSSIAN = re.compile(r"\bgaussian (?:kernel |filter |blur )?(?:(?:of|with|=|at
                        r"(?:that is |which is )?(?=\d+(?:\.\d+)? ?(?:frames?|px|pixels?) wide))(\d+(?:\.\d+)?)",
                        re.IGNORECASE)
 """A Gaussian's width given as its value ("smooth with a Gaussian of 3 frames"): its sigma."""
-_APART = re.compile(r"\b(?:at least |min(?:imum)? )?(\d+) frames? apart\b|\bcloser than (\d+) frames?\b|"
-                    r"\b(\d+) frames?\)? (?:between|separating) (?:(?:two|consecutive|successive|any two|neighbouring|neighboring) )?"
+_GAP_UNIT = r"(?:frames?|s|secs?|seconds?)"
+_APART = re.compile(rf"\b(?:at least |min(?:imum)? )?(\d+(?:\.\d+)?) {_GAP_UNIT} apart\b|\bcloser than (\d+(?:\.\d+)?) {_GAP_UNIT}\b|"
+                    rf"\b(\d+(?:\.\d+)?) {_GAP_UNIT}\)?(?:\s*\([^()]{{0,40}}\))? (?:between|separating) "
+                    r"(?:(?:two|consecutive|successive|any two|neighbouring|neighboring) )?"
                     r"(?:\w+ )?(?:events|peaks|transients|spikes)\b", re.IGNORECASE)
 
 

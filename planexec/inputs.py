@@ -54,7 +54,8 @@ def _guess(name: str, spec: dict[str, Any], texts: list[str], ctx: ToolContext) 
 
         for text in texts:
             # "the 90% band" and "percentile bands" name the bands drawn, not the band outlier rule
-            low, bare = text.lower(), _BANDS.sub(" ", without_terms(text))
+            # "by the band rule, not the fence": an option turned down is not chosen
+            low, bare = _TURNED_DOWN.sub(" ", text.lower()), _BANDS.sub(" ", _TURNED_DOWN.sub(" ", without_terms(text)))
             for option in spec["enum"]:
                 # an option that is itself a term ("mbd") is named as such; another ("band") only outside a
                 # longer term the text names ("band depth" is a depth, not the band outlier rule)
@@ -80,6 +81,9 @@ def _guess(name: str, spec: dict[str, Any], texts: list[str], ctx: ToolContext) 
 
 _NAMED_BAND = re.compile(r"\b(\d+(?:\.\d+)?)(?:st|nd|rd|th)?\s*(?:-\s*)?(?:%|per ?cent|percentile)(?:\s*-\s*|\s+)band\b",
                          re.IGNORECASE)
+_TURNED_DOWN = re.compile(r"\b(?:not|rather than|instead of|in place of|without|never)\s+(?:by\s+|using\s+|with\s+)?"
+                          r"(?:the\s+|a\s+|an\s+)?[\w-]+", re.IGNORECASE)
+"""An option the text turns down ("not the fence", "instead of MBD")."""
 _ALIASES = {"inline": r"\bone[- ](?:line|liner|sentence)\b|\bsingle[- ](?:line|sentence)\b",
             "detailed": r"\bmulti[- ]section\b|\bsectioned\b|\bin[- ]depth\b"}
 """Other words for an option ("a one-line summary" is the inline report)."""

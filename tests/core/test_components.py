@@ -71,6 +71,10 @@ def test_a_share_in_words_a_named_band_and_a_one_line_report_are_read() -> None:
     banded = guessed(stats, "call anything outside the 80th-percentile band an outlier (the band rule)")
     assert banded["percentiles"][-1] == pytest.approx(80) and banded["outlier_rule"] == "band"
     assert "percentiles" not in guessed(stats, "flag the outliers with the usual fences")
+    # requests_heldout34: "not the fence" named the fence rule, so the run flagged the fence's outliers and succeeded
+    assert guessed(stats, "the outliers by the band rule: the curves outside the 90% band, not the fence")["outlier_rule"] == "band"
+    assert guessed(stats, "use the band rule instead of the fence")["outlier_rule"] == "band"
+    assert guessed(stats, "outliers by the fence rule")["outlier_rule"] == "fence"
     report = registry.get("generate_uncertainty_report")
     assert guessed(report, "give a one-line uncertainty summary")["analysis_type"] == "inline"
 

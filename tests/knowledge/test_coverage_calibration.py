@@ -22,7 +22,7 @@ def test_the_pairs_cover_every_starter_capability_and_curve_or_table_tool() -> N
     for name in names:
         mine = [p for p in pairs if p.action == name]
         assert any(p.serves for p in mine) and any(p.kind == "hard_negative" for p in mine), name
-    assert {p.set for p in pairs} == set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+    assert {p.set for p in pairs} == set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789αβγ")
     for written in "defhijklmnopq":  # the sets written from the user's side (p, q held out; d-f and h-o development)
         mine = [p for p in pairs if p.set == written]
         assert len(mine) >= 60 and {"different", "hard_negative", "paraphrase"} <= {p.kind for p in mine}, written

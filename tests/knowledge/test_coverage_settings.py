@@ -216,3 +216,11 @@ def test_a_verb_after_a_statistic_is_no_column() -> None:
     columns = ["date", "region", "product", "units", "revenue"]
     assert missing_columns("One overall average tells us nothing, so please fit a trend", columns) == []
     assert missing_columns("the mean profit per order", columns) == ["profit"]
+
+
+def test_cell_classes_and_a_difference_of_gaussians_are_named() -> None:
+    """Set 6: classifying cells into pyramidal neurons and interneurons, and blobs found by a difference of Gaussians,
+    were served by the cell classifier and the LoG blob detector."""
+    assert extract_terms("classify the cells into pyramidal neurons and interneurons").groups["measure"] == {"cell_type"}
+    assert "blob_dog" in extract_terms("detect the blobs with a difference of Gaussians").groups["segmentation"]
+    assert extract_terms("find blobs (LoG) on the mean image").groups["segmentation"] == {"blob_log"}

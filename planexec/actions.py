@@ -61,6 +61,7 @@ class Action:
         those the whole `request` chooses ("ranked by band depth. Which curve is the median?")."""
         if not self.term_args:
             return dict(self.args)
+        from planexec.clause_mood import sentences_of
         from planexec.coverage_terms import split_negated
         from planexec.knowledge.reuse import extract_terms
 
@@ -68,7 +69,12 @@ class Action:
             named = {v for values in extract_terms(split_negated(text)[0]).groups.values() for v in values}
             return [self.term_args[v] for v in sorted(named) if v in self.term_args]
 
-        chosen = chosen_in(clause) or (chosen_in(request) if request else [])
+        # a later sentence or clause overrides an earlier one (the story names the method another used, the ask the one
+        # wanted: "My student ranked them by modified band depth... Using the original band depth")
+        def in_order(text: str) -> list[dict[str, Any]]:
+            return [d for s in sentences_of(text) for part in s.split(";") for d in chosen_in(part)]
+
+        chosen = in_order(clause) or in_order(request)
         return {k: v for d in (self.args, *chosen) for k, v in d.items()}
 
     @property

@@ -25,7 +25,7 @@ _NOT_COLUMNS = frozenset(
     # "make the average look better", "the median shouldn't care about them"
     "look looks looked seem seems seemed shouldn isn aren doesn don won wouldn couldn "
     # adverbs after it ("don't just give me the grand total again")
-    "again too also first then now later here there please only instead anyway overall either yet".split())
+    "again too also first then now later here there please only instead anyway overall either yet alone itself".split())
 
 
 def table_columns(files: Iterable[object]) -> list[str]:

@@ -349,3 +349,19 @@ def test_a_served_clause_asking_a_quantity_the_results_lack_fails_verification()
     s = step(1, "t", goal="Event statistics", serves="give me the peak dF/F of every ROI")
     v = heuristic_verdict(s, ToolOutput(None, results={"mean_amplitude": 0.7, "event_rate": [0.1, 0.2]}), CTX)
     assert not v.ok and "asks for the peak dF/F" in v.reason and "computes no peak" in v.reason
+
+
+def test_the_ask_after_a_story_chooses_the_method() -> None:
+    """requests_heldout38: the story named the modified band depth a student used, the ask the original one; the run
+    ranked by the modified depth and said succeeded."""
+    from planexec.actions import actions_from
+    from planexec.tools import default_registry
+
+    stats = next(a for a in actions_from(default_registry(), []) if a.name == "compute_functional_boxplot_statistics")
+    request = ("My student ranked the curves with the modified band depth and got another median. Using the original "
+               "band depth, not the modified one, which curve is the median? Give me its row index.")
+    assert stats.args_for("Give me its row index.", request)["method"] == "bd"
+    assert stats.args_for("rank them by band depth", "")["method"] == "bd"
+    served = ("My student ranked the curves with the modified band depth; Using the original band depth rather than "
+              "the modified one and which curve is the functional median")  # the clauses a step serves, joined
+    assert stats.args_for(served, request)["method"] == "bd"

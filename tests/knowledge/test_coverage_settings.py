@@ -216,6 +216,7 @@ def test_a_verb_after_a_statistic_is_no_column() -> None:
     columns = ["date", "region", "product", "units", "revenue"]
     assert missing_columns("One overall average tells us nothing, so please fit a trend", columns) == []
     assert missing_columns("the mean profit per order", columns) == ["profit"]
+    assert missing_columns("the median alone doesn't help. What is the mean revenue?", columns) == []  # suite 38
 
 
 def test_cell_classes_and_a_difference_of_gaussians_are_named() -> None:

@@ -219,9 +219,9 @@ def test_a_verb_after_a_statistic_is_no_column() -> None:
     assert missing_columns("the median alone doesn't help. What is the mean revenue?", columns) == []  # suite 38
 
 
-def test_cell_classes_and_a_difference_of_gaussians_are_named() -> None:
-    """Set 6: classifying cells into pyramidal neurons and interneurons, and blobs found by a difference of Gaussians,
-    were served by the cell classifier and the LoG blob detector."""
-    assert extract_terms("classify the cells into pyramidal neurons and interneurons").groups["measure"] == {"cell_type"}
+def test_a_difference_of_gaussians_is_another_blob_detector() -> None:
+    """Set 6: blobs found by a difference of Gaussians were served by the LoG blob detector. (Pyramidal cells and
+    interneurons were tried as cell types too: mostly they describe the preparation, and 6 development asks were lost.)"""
+    assert "measure" not in extract_terms("the sparse-firing interneurons vanish in the average").groups
     assert "blob_dog" in extract_terms("detect the blobs with a difference of Gaussians").groups["segmentation"]
     assert extract_terms("find blobs (LoG) on the mean image").groups["segmentation"] == {"blob_log"}

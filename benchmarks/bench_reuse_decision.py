@@ -160,8 +160,10 @@ def main() -> None:
          kfold_scored(loso, k=args.k, min_precision=args.pooled_min_precision, shipped=shipped), args.errors)
     if args.dev_only:
         return
+    pooled = []
     for held_set in HELD_OUT:
         held = score_pairs([p for p in pairs if p.set == held_set], actions, scorer)
+        pooled += held
         show(f"HELD-OUT set {held_set} ({len(held)} pairs written blind before this round's method was settled; scored with "
              f"the shipped cards, which no pair of it widened; thresholds fitted on the development sets' leave-set-out "
              f"scores of the other folds' actions, at precision {args.pooled_min_precision})",
@@ -172,6 +174,8 @@ def main() -> None:
         print(f"  without its {len(held) - len(novel)} pairs whose text some action's phrasings already say (another writer "
               f"wrote the same words): k-fold P {report.precision:.3f} R {report.recall:.3f}, "
               f"at {shipped} P {report.shipped[1]:.3f} R {report.shipped[2]:.3f}")
+    show(f"HELD-OUT sets {HELD_OUT} pooled ({len(pooled)} pairs)",
+         kfold_scored(loso, pooled, k=args.k, min_precision=args.pooled_min_precision, shipped=shipped), False)
 
 
 DEVELOPMENT = {

@@ -345,7 +345,12 @@ LEXICON: list[tuple[str, str, str]] = [
     ("task", "cluster", r"(?<!\bin )\bcluster\w*"),  # "touching in clusters" describes the cells
     ("task", "register", r"\bregist\w*|motion correct\w*"),
     # sorting cells by type is not telling cells from non-cells: a type names what a classifier must know
-    ("measure", "cell_type", r"excitatory|inhibitory|cell[- ]types?|\be (?:vs\.?|versus) i\b|\be/i\b"),
+    ("measure", "cell_type", r"excitatory|inhibitory|cell[- ]types?|"
+                             # telling classes apart ("which of them are parvalbumin-positive interneurons"); a class that
+                             # only describes the preparation ("CA1 pyramidal cells") is no ask
+                             r"\b(?:which|identify|label|classify|split|separate|sort|tell apart|distinguish|what fraction|"
+                             r"proportion)\b[^.;?]{0,40}?\b(?:pyramidal|interneurons?|(?:parvalbumin|somatostatin|pv|sst|vip)"
+                             r"[- ]?(?:positive|\+))|\be (?:vs\.?|versus) i\b|\be/i\b"),
     # training a classifier anew: the classifier here is fixed, it learns nothing from a user's labels
     ("task", "train", r"\b(?:train|retrain)\w* (?:a |an |the |my |our |new |own )*(?:\w+ )?(?:classifier|model|network)s?\b|"
                        r"\blearn\w* (?:the |a )?(?:decision|rule|classifier|boundary|criteria)\b"),
